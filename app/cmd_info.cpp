@@ -1,0 +1,91 @@
+// `mdfi info`: the layer table and totals, optionally validating a weights file.
+// `mdfi plan`: the predicted per-layer heap and peak, without weights or images.
+#include <cstdio>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "layer_table.h"
+#include "model_args.h"
+#include "plan.h"
+#include "weights.h"
+
+namespace mdfi::app {
+
+static void print_warnings(const Network& net) {
+  if (verbosity().quiet) return;
+  for (const auto& w : net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
+}
+
+Action add_info_command(CLI::App& app) {
+  auto args = std::make_shared<ModelArgs>();
+  CLI::App* cmd = app.add_subcommand("info", "print the layer table of a network (and check a weights file)");
+  add_model_options(*cmd, *args, "yolov3", false);
+  cmd->add_option("--weights,-w", args->weights, "check this weights file against the cfg");
+  return [args]() {
+    auto m = resolve_model(*args, "yolov3", false);
+    if (!m.ok()) return report(m.status());
+    auto net = build_model(*m, *args);
+    if (!net.ok()) return report(net.status());
+    print_warnings(*net);
+    print_layer_table(stdout, *net, nullptr);
+    print_totals(stdout, *net);
+    if (!m->weights_path.empty()) {
+      auto wf = WeightsFile::open(m->weights_path);
+      if (!wf.ok()) return report(wf.status());
+      Status st = wf->validate(*net);
+      if (!st.ok()) return report(st);
+      std::printf("weights: %s OK (version %d.%d.%d, %s seen, %llu bytes)\n", m->weights_path.c_str(),
+                  wf->header().major, wf->header().minor, wf->header().revision,
+                  wf->header().seen_is_64bit() ? "64-bit" : "32-bit", (unsigned long long)wf->file_bytes());
+    }
+    return int(kExitOk);
+  };
+}
+
+Action add_plan_command(CLI::App& app) {
+  auto args = std::make_shared<ModelArgs>();
+  CLI::App* cmd = app.add_subcommand("plan", "predict per-layer heap and the peak, without weights or images");
+  add_model_options(*cmd, *args, "yolov3", false);
+  return [args]() {
+    auto m = resolve_model(*args, "yolov3", false);
+    if (!m.ok()) return report(m.status());
+    auto net = build_model(*m, *args);
+    if (!net.ok()) return report(net.status());
+    print_warnings(*net);
+    const Plan plan = make_plan(*net);
+    print_layer_table(stdout, *net, &plan);
+    print_totals(stdout, *net);
+    const auto& peak = net->layers[size_t(plan.peak_layer)];
+    std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; network only, before image buffers)\n",
+                format_bytes(plan.peak_bytes).c_str(), plan.peak_layer, peak->kind(), plan.peak_bytes);
+    return int(kExitOk);
+  };
+}
+
+Action add_gen_weights_command(CLI::App& app) {
+  auto args = std::make_shared<ModelArgs>();
+  auto out = std::make_shared<std::string>();
+  auto seed = std::make_shared<uint64_t>(1);
+  auto old_header = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("gen-weights", "write deterministic random weights of exactly the right size");
+  add_model_options(*cmd, *args, nullptr, false);
+  cmd->add_option("--output,-o", *out, "weights file to write")->required();
+  cmd->add_option("--seed", *seed, "random seed")->capture_default_str();
+  cmd->add_flag("--old-header", *old_header, "write the old 16-byte header (version 0.1, 32-bit seen)");
+  return [args, out, seed, old_header]() {
+    auto m = resolve_model(*args, nullptr, false);
+    if (!m.ok()) return report(m.status());
+    auto net = build_model(*m, *args);
+    if (!net.ok()) return report(net.status());
+    WeightsHeader h;
+    if (*old_header) h.minor = 1;
+    Status st = generate_weights(*net, *out, *seed, h);
+    if (!st.ok()) return report(st);
+    if (!verbosity().quiet)
+      std::fprintf(stderr, "mdfi: wrote %s: %zu parameters, %zu bytes\n", out->c_str(), net->param_floats(),
+                   h.bytes() + net->param_floats() * 4);
+    return int(kExitOk);
+  };
+}
+
+}  // namespace mdfi::app

@@ -1,0 +1,30 @@
+// One function per subcommand; each registers its options and returns its action.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "status.h"
+
+namespace mdfi::app {
+
+using Action = std::function<int()>;
+
+Action add_info_command(CLI::App& app);
+Action add_plan_command(CLI::App& app);
+Action add_gen_weights_command(CLI::App& app);
+Action add_detect_command(CLI::App& app);
+Action add_classify_command(CLI::App& app);
+
+// Global verbosity from -q / -v.
+struct Verbosity {
+  bool quiet = false;
+  bool verbose = false;
+};
+Verbosity& verbosity();
+
+// Prints an error line on stderr ("mdfi: ...") and returns the exit code for it.
+int report(const mdfi::Status& st);
+
+}  // namespace mdfi::app

@@ -1,0 +1,153 @@
+#include "run_common.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "commands.h"
+#include "npy.h"
+
+namespace mdfi::app {
+
+Result<std::vector<std::string>> load_labels(const std::string& path) {
+  std::vector<std::string> labels;
+  if (path.empty()) return labels;
+  std::ifstream f(path);
+  if (!f) return Result<std::vector<std::string>>(ErrorKind::kIo, path + ": cannot open label file");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    labels.push_back(line);
+  }
+  return labels;
+}
+
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net) {
+  PreparedModel pm;
+  auto m = resolve_model(args.model, default_net, true);
+  if (!m.ok()) return m.status();
+  pm.model = *m;
+  auto net = build_model(pm.model, args.model);
+  if (!net.ok()) return net.status();
+  pm.net = std::move(*net);
+  if (!verbosity().quiet)
+    for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
+  pm.plan = make_plan(pm.net);
+  auto wf = WeightsFile::open(pm.model.weights_path);
+  if (!wf.ok()) return wf.status();
+  pm.weights = std::move(*wf);
+  MDFI_RETURN_IF_ERROR(pm.weights.validate(pm.net));
+  auto labels = load_labels(pm.model.labels_path);
+  if (!labels.ok()) return labels.status();
+  pm.labels = std::move(*labels);
+  return pm;
+}
+
+static std::string stem_of(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  return base.substr(0, base.find_last_of('.'));
+}
+
+Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::string& path, MemoryTracker& mem,
+                           size_t image_index) {
+  ImageRun run;
+  const auto t0 = std::chrono::steady_clock::now();
+  mem.set_phase(-1);
+  Buffer input;
+  {
+    auto im = load_image_rgb(path, mem);
+    if (!im.ok()) return im.status();
+    run.img_w = im->w;
+    run.img_h = im->h;
+    if (im->c != pm.net.net.c)
+      return Result<ImageRun>(ErrorKind::kImage, path + ": network wants " + std::to_string(pm.net.net.c) +
+                                                     " channels, the image decodes to " + std::to_string(im->c));
+    auto boxed = letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem);
+    if (!boxed.ok()) return boxed.status();
+    auto in = Buffer::make(mem, boxed->data.size(), MemCategory::kActivations, "the network input");
+    if (!in.ok()) return in.status();
+    std::copy(boxed->data.data(), boxed->data.data() + boxed->data.size(), in->data());
+    input = std::move(*in);
+  }
+  std::string dump;
+  if (!args.dump_dir.empty()) {
+    dump = args.dump_dir;
+    if (args.images.size() > 1) dump += "/" + std::to_string(image_index) + "_" + stem_of(path);
+    ::mkdir(args.dump_dir.c_str(), 0755);
+    ::mkdir(dump.c_str(), 0755);
+    const Shape s = pm.net.input_shape();
+    MDFI_RETURN_IF_ERROR(write_npy(dump + "/input.npy", input.data(), {size_t(s.c), size_t(s.h), size_t(s.w)}));
+  }
+  RunHooks hooks;
+  if (!dump.empty())
+    hooks.on_output = [&dump](const Layer& l, const float* out) {
+      char name[32];
+      std::snprintf(name, sizeof name, "/%03d.npy", l.index);
+      return write_npy(dump + name, out, {size_t(l.out.c), size_t(l.out.h), size_t(l.out.w)});
+    };
+  hooks.on_layer = [&run](const LayerRunStats& s) { run.stats.push_back(s); };
+  auto out = run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks);
+  if (!out.ok()) return out.status();
+  run.out = std::move(*out);
+  run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+size_t peak_rss_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return size_t(std::stoull(line.substr(6))) * 1024;
+  return 0;
+}
+
+void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& run, const MemoryTracker& mem) {
+  std::fprintf(out, "layer     type      weights   workspace  activations  heap peak  heap after  freed\n");
+  for (const LayerRunStats& s : run.stats) {
+    std::string freed;
+    for (int b : s.freed) freed += (freed.empty() ? "" : ",") + (b < 0 ? std::string("in") : std::to_string(b));
+    std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
+                 format_bytes(s.weight_bytes).c_str(), format_bytes(s.workspace_bytes).c_str(),
+                 format_bytes(s.activation_bytes).c_str(), format_bytes(s.heap_peak).c_str(),
+                 format_bytes(s.heap_after).c_str(), freed.c_str());
+  }
+  const MemSnapshot& p = mem.at_peak();
+  std::fprintf(out,
+               "peak tracked heap: %s at %s (weights %s, activations %s, workspace %s, other %s); predicted %s; "
+               "peak RSS (VmHWM) %s\n",
+               format_bytes(mem.peak()).c_str(),
+               mem.peak_phase() < 0 ? "image preprocessing" : ("layer " + std::to_string(mem.peak_phase())).c_str(),
+               format_bytes(p.of(MemCategory::kWeights)).c_str(), format_bytes(p.of(MemCategory::kActivations)).c_str(),
+               format_bytes(p.of(MemCategory::kWorkspace)).c_str(), format_bytes(p.of(MemCategory::kOther)).c_str(),
+               format_bytes(pm.plan.peak_bytes).c_str(), format_bytes(peak_rss_bytes()).c_str());
+}
+
+Status write_mem_report_json(const std::string& path, const PreparedModel& pm, const ImageRun& run,
+                             const MemoryTracker& mem) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return Status(ErrorKind::kIo, path + ": cannot create the memory report");
+  std::fprintf(f, "{\"layers\": [");
+  for (size_t i = 0; i < run.stats.size(); ++i) {
+    const LayerRunStats& s = run.stats[i];
+    std::fprintf(f, "%s\n  {\"layer\": %d, \"type\": \"%s\", \"weight_bytes\": %zu, \"workspace_bytes\": %zu, "
+                 "\"activation_bytes\": %zu, \"heap_peak\": %zu, \"heap_after\": %zu, \"predicted_peak\": %zu, \"freed\": [",
+                 i ? "," : "", s.index, pm.net.layers[size_t(s.index)]->kind(), s.weight_bytes, s.workspace_bytes,
+                 s.activation_bytes, s.heap_peak, s.heap_after, pm.plan.layers[size_t(s.index)].peak_bytes);
+    for (size_t k = 0; k < s.freed.size(); ++k) std::fprintf(f, "%s%d", k ? ", " : "", s.freed[k]);
+    std::fprintf(f, "]}");
+  }
+  const MemSnapshot& p = mem.at_peak();
+  std::fprintf(f,
+               "\n],\n\"peak_bytes\": %zu, \"peak_layer\": %d, \"peak_weights\": %zu, \"peak_activations\": %zu, "
+               "\"peak_workspace\": %zu, \"peak_other\": %zu, \"predicted_peak_bytes\": %zu, \"predicted_peak_layer\": %d, "
+               "\"peak_rss_bytes\": %zu}\n",
+               mem.peak(), mem.peak_phase(), p.of(MemCategory::kWeights), p.of(MemCategory::kActivations),
+               p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), pm.plan.peak_bytes, pm.plan.peak_layer,
+               peak_rss_bytes());
+  if (std::fclose(f) != 0) return Status(ErrorKind::kIo, path + ": write failed");
+  return Status::Ok();
+}
+
+}  // namespace mdfi::app

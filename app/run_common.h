@@ -1,0 +1,51 @@
+// What detect and classify share: loading labels, preparing the model once for a batch, running
+// one image, dumping layers, and the memory report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "executor.h"
+#include "image.h"
+#include "model_args.h"
+#include "plan.h"
+#include "weights.h"
+
+namespace mdfi::app {
+
+struct RunArgs {
+  ModelArgs model;
+  std::vector<std::string> images;
+  std::string dump_dir;
+  std::string mem_report;  // "-" = stderr table, else a JSON file
+  bool mem_report_on = false;
+};
+
+struct PreparedModel {
+  ResolvedModel model;
+  Network net;
+  Plan plan;
+  WeightsFile weights;
+  std::vector<std::string> labels;
+};
+
+Result<std::vector<std::string>> load_labels(const std::string& path);
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net);
+
+struct ImageRun {
+  int img_w = 0, img_h = 0;
+  RunOutput out;
+  std::vector<LayerRunStats> stats;
+  double ms = 0;
+};
+
+// Decodes `path`, letterboxes it to the network size and runs the network.
+Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::string& path, MemoryTracker& mem,
+                           size_t image_index);
+
+void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& run, const MemoryTracker& mem);
+Status write_mem_report_json(const std::string& path, const PreparedModel& pm, const ImageRun& run,
+                             const MemoryTracker& mem);
+size_t peak_rss_bytes();
+
+}  // namespace mdfi::app

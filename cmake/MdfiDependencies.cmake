@@ -1,0 +1,21 @@
+# Header-only dependencies from Debian's -dev packages. Only headers are used (no compiled
+# spdlog/fmt libraries) so the same /usr/include serves native and cross builds alike.
+find_path(MDFI_CLI11_INCLUDE CLI/CLI.hpp HINTS /usr/include)
+find_path(MDFI_SPDLOG_INCLUDE spdlog/spdlog.h HINTS /usr/include)
+find_path(MDFI_FMT_INCLUDE fmt/format.h HINTS /usr/include)
+find_path(MDFI_STB_INCLUDE stb_image.h HINTS /usr/include/stb PATH_SUFFIXES stb)
+find_path(MDFI_CATCH2_INCLUDE catch2/catch.hpp HINTS /usr/include)
+
+foreach(dep CLI11 SPDLOG FMT STB)
+  if(NOT MDFI_${dep}_INCLUDE)
+    message(FATAL_ERROR "mdfi: ${dep} headers not found; run scripts/setup-debian.sh")
+  endif()
+endforeach()
+
+add_library(mdfi_thirdparty INTERFACE)
+# SYSTEM: third-party headers must not trip our warning flags.
+target_include_directories(mdfi_thirdparty SYSTEM INTERFACE
+  ${MDFI_CLI11_INCLUDE} ${MDFI_SPDLOG_INCLUDE} ${MDFI_FMT_INCLUDE} ${MDFI_STB_INCLUDE})
+target_compile_definitions(mdfi_thirdparty INTERFACE SPDLOG_HEADER_ONLY FMT_HEADER_ONLY)
+
+find_package(Threads REQUIRED)

@@ -1,0 +1,13 @@
+# MDFI_OPENCL defaults to ON when the ICD loader and headers are found for this target.
+find_path(MDFI_OPENCL_INCLUDE CL/cl.h)
+find_library(MDFI_OPENCL_LIBRARY NAMES OpenCL libOpenCL.so.1)
+if(MDFI_OPENCL_INCLUDE AND MDFI_OPENCL_LIBRARY)
+  set(_mdfi_ocl_default ON)
+else()
+  set(_mdfi_ocl_default OFF)
+endif()
+option(MDFI_OPENCL "Build the OpenCL backend" ${_mdfi_ocl_default})
+if(MDFI_OPENCL AND NOT (MDFI_OPENCL_INCLUDE AND MDFI_OPENCL_LIBRARY))
+  message(FATAL_ERROR "MDFI_OPENCL=ON but the OpenCL loader/headers were not found (ocl-icd-opencl-dev, opencl-headers)")
+endif()
+message(STATUS "mdfi: OpenCL backend ${MDFI_OPENCL}")

@@ -1,0 +1,94 @@
+#include "activation.h"
+
+#include <cmath>
+
+namespace mdfi {
+namespace {
+
+struct Named {
+  const char* name;
+  Activation act;
+};
+const Named kNames[] = {
+    {"linear", Activation::kLinear}, {"logistic", Activation::kLogistic}, {"loggy", Activation::kLoggy},
+    {"relu", Activation::kRelu},     {"elu", Activation::kElu},           {"selu", Activation::kSelu},
+    {"relie", Activation::kRelie},   {"ramp", Activation::kRamp},         {"leaky", Activation::kLeaky},
+    {"tanh", Activation::kTanh},     {"plse", Activation::kPlse},         {"stair", Activation::kStair},
+    {"hardtan", Activation::kHardtan}, {"lhtan", Activation::kLhtan},
+};
+
+}  // namespace
+
+bool parse_activation(const std::string& name, Activation* out) {
+  for (const Named& n : kNames)
+    if (name == n.name) {
+      *out = n.act;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(Activation a) {
+  for (const Named& n : kNames)
+    if (n.act == a) return n.name;
+  return "?";
+}
+
+std::string activation_names() {
+  std::string s;
+  for (const Named& n : kNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
+  return s;
+}
+
+// The constants and the float/double mix follow Darknet's inline functions, so results are
+// bit-identical with libdarknet when compiled the same way.
+float activate(float x, Activation a) {
+  // Darknet evaluates these in double (its literals are double) and stores a float.
+  const double d = x;
+  switch (a) {
+    case Activation::kLinear: return x;
+    case Activation::kLogistic: return float(1. / (1. + std::exp(-d)));
+    case Activation::kLoggy: return float(2. / (1. + std::exp(-d)) - 1);
+    case Activation::kRelu: return x * (x > 0);
+    case Activation::kElu: return float((x >= 0) * d + (x < 0) * (std::exp(d) - 1));
+    case Activation::kSelu: return float((x >= 0) * 1.0507 * d + (x < 0) * 1.0507 * 1.6732 * (std::exp(d) - 1));
+    case Activation::kRelie: return (x > 0) ? x : float(.01 * d);
+    case Activation::kRamp: return float(x * (x > 0) + .1 * d);
+    case Activation::kLeaky: return (x > 0) ? x : float(.1 * d);
+    case Activation::kTanh: return float((std::exp(2 * d) - 1) / (std::exp(2 * d) + 1));
+    case Activation::kPlse:
+      if (x < -4) return float(.01 * (d + 4));
+      if (x > 4) return float(.01 * (d - 4) + 1);
+      return float(.125 * d + .5);
+    case Activation::kStair: {
+      int n = int(std::floor(x));
+      if (n % 2 == 0) return float(std::floor(d / 2.));
+      return float((d - n) + std::floor(d / 2.));
+    }
+    case Activation::kHardtan:
+      if (x < -1) return -1;
+      if (x > 1) return 1;
+      return x;
+    case Activation::kLhtan:
+      if (x < 0) return float(.001 * d);
+      if (x > 1) return float(.001 * (d - 1) + 1);
+      return x;
+  }
+  return x;
+}
+
+void activate_array(float* x, size_t n, Activation a) {
+  switch (a) {
+    case Activation::kLinear: return;
+    case Activation::kLeaky:
+      for (size_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] : float(.1 * double(x[i]));
+      return;
+    case Activation::kRelu:
+      for (size_t i = 0; i < n; ++i) x[i] = x[i] * (x[i] > 0);
+      return;
+    default:
+      for (size_t i = 0; i < n; ++i) x[i] = activate(x[i], a);
+  }
+}
+
+}  // namespace mdfi

@@ -1,0 +1,43 @@
+// Runs a network layer by layer as the Plan says: allocate the output, let the layer pull its
+// parameters from the weights file, compute, drop the parameters, then free every activation
+// whose last reader has run. Only the outputs needed after the run (detection heads, the final
+// layer) survive it.
+#pragma once
+
+#include <functional>
+#include <map>
+
+#include "memory.h"
+#include "network.h"
+#include "plan.h"
+#include "weights.h"
+
+namespace mdfi {
+
+struct LayerRunStats {
+  int index = 0;
+  size_t weight_bytes = 0;      // largest parameter bytes held during the layer
+  size_t workspace_bytes = 0;   // largest workspace held during the layer
+  size_t activation_bytes = 0;  // live activations after the layer's frees
+  size_t heap_peak = 0;         // tracked heap peak during the layer
+  size_t heap_after = 0;        // tracked heap after the layer
+  std::vector<int> freed;       // buffers released (layer indices, -1 = input)
+  double ms = 0;
+};
+
+struct RunHooks {
+  // Called with each layer's output before anything is freed (e.g. --dump-layers).
+  std::function<Status(const Layer&, const float*)> on_output;
+  std::function<void(const LayerRunStats&)> on_layer;
+};
+
+struct RunOutput {
+  std::map<int, Buffer> kept;  // layer index -> output buffer, for heads and the final layer
+  // The output of `layer` (following aliases), or nullptr when it was not kept.
+  const float* output_of(const Network& net, int layer) const;
+};
+
+Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
+                              MemoryTracker& mem, const RunHooks& hooks = {});
+
+}  // namespace mdfi

@@ -1,0 +1,98 @@
+// The interface every layer implements. A Layer is a small, weight-free description built from
+// one cfg section: its shapes, how many parameters it reads from the weights file, its FLOPs and
+// scratch needs, and a const forward pass. Parameters are pulled from a ParamSource during
+// forward and released before it returns, so the executor never holds more than one layer's.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cfg.h"
+#include "memory.h"
+#include "shape.h"
+#include "status.h"
+
+namespace mdfi {
+
+enum class Compat { kPjreddie, kAlexeyAB, kAuto };
+const char* to_string(Compat c);
+
+// [net] settings that matter at inference.
+struct NetParams {
+  int w = 0, h = 0, c = 0;
+  Compat compat = Compat::kPjreddie;
+};
+
+// Reads this layer's parameters from the weights file; offsets are in floats from the start of
+// the layer's own range.
+class ParamSource {
+ public:
+  virtual ~ParamSource() = default;
+  virtual Status read(size_t offset_floats, float* dst, size_t count) = 0;
+  // Old Darknet files (major or minor > 1000) store connected weights transposed.
+  virtual bool transposed() const { return false; }
+};
+
+// One run of a layer's parameters in the weights file, for validation messages and for the
+// weights generator (which needs to know what each value means).
+enum class ParamRole { kBias, kScale, kMean, kVariance, kWeight };
+struct ParamSegment {
+  ParamRole role;
+  size_t count;
+  size_t fan_in;  // inputs per output, for kWeight scaling
+};
+
+struct LayerIO {
+  std::vector<const float*> inputs;  // one per entry of Layer::sources
+  float* output = nullptr;           // out.count() floats, owned by the executor
+  ParamSource* params = nullptr;
+  MemoryTracker* mem = nullptr;
+};
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+
+  virtual const char* kind() const = 0;           // Darknet's short name: conv, max, route, ...
+  virtual std::string detail() const { return ""; }  // e.g. "32  3 x 3 / 1"
+  virtual size_t param_floats() const { return 0; }  // in the weights file
+  // Parameters held at once while running (a connected layer streams its matrix in blocks).
+  virtual size_t resident_param_floats() const { return param_floats(); }
+  virtual size_t workspace_floats() const { return 0; }
+  // The parameters in file order; their counts sum to param_floats().
+  virtual std::vector<ParamSegment> param_layout() const { return {}; }
+  virtual double flops() const { return 0; }
+  // The output is the input itself (dropout, cost at inference): no buffer of its own.
+  virtual bool aliases_input() const { return false; }
+  // The output must survive to the end of the run (detection heads).
+  virtual bool is_output_head() const { return false; }
+  virtual Status forward(LayerIO& io) const = 0;
+
+  int index = 0;
+  int cfg_line = 0;
+  Shape in;                   // shape of the first source
+  Shape out;
+  std::vector<int> sources;   // indices of the layers read; -1 is the network input
+  std::vector<Shape> source_shapes;
+};
+
+// What a layer factory sees while the network is being built.
+struct BuildContext {
+  const NetParams& net;
+  const std::vector<std::unique_ptr<Layer>>& built;  // layers 0..index-1
+  int index;
+  Shape input;  // output of the previous layer (or the network input)
+  // "file:line" of the section, for errors.
+  std::string where;
+};
+
+using LayerResult = Result<std::unique_ptr<Layer>>;
+
+// Loads a layer's whole parameter range into a tracked buffer.
+Result<Buffer> load_params(LayerIO& io, size_t offset, size_t count, const char* what);
+
+// A layer-level error message: "file:line: layer N [kind]: msg".
+std::string layer_error(const BuildContext& ctx, const char* kind, const std::string& msg);
+
+}  // namespace mdfi

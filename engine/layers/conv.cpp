@@ -1,0 +1,160 @@
+#include "conv.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../gemm.h"
+#include "../im2col.h"
+
+namespace mdfi {
+
+// Bounded im2col workspace: 1 MiB of floats keeps yolov3's largest k=3 tiles in L2 and the
+// memory floor intact.
+static constexpr size_t kWorkspaceFloats = 256 * 1024;
+
+LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
+  auto l = std::make_unique<ConvLayer>();
+  auto filters = r.require_int("filters");
+  if (!filters.ok()) return filters.status();
+  auto size = r.get_int("size", 1);
+  if (!size.ok()) return size.status();
+  auto stride = r.get_int("stride", 1);
+  if (!stride.ok()) return stride.status();
+  auto pad = r.get_int("pad", 0);
+  if (!pad.ok()) return pad.status();
+  auto padding = r.get_int("padding", 0);
+  if (!padding.ok()) return padding.status();
+  auto groups = r.get_int("groups", 1);
+  if (!groups.ok()) return groups.status();
+  auto bn = r.get_int("batch_normalize", 0);
+  if (!bn.ok()) return bn.status();
+  std::string act = r.get_string("activation", "logistic");
+  r.ignore({"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"});
+
+  l->filters = *filters;
+  l->size = *size;
+  l->stride = *stride;
+  l->groups = *groups;
+  l->batch_normalize = *bn != 0;
+  // Darknet: pad=1 means "same" padding of size/2 and overrides padding=.
+  l->pad = *pad ? l->size / 2 : *padding;
+  if (!parse_activation(act, &l->activation))
+    return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
+                                            "' (known: " + activation_names() + ")");
+  if (l->filters <= 0) return LayerResult(ErrorKind::kCfg, r.where("filters") + ": filters must be > 0");
+  if (l->size <= 0) return LayerResult(ErrorKind::kCfg, r.where("size") + ": size must be > 0");
+  if (l->stride <= 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": stride must be > 0");
+  if (l->pad < 0) return LayerResult(ErrorKind::kCfg, r.where("padding") + ": padding must be >= 0");
+  if (l->groups <= 0 || ctx.input.c % l->groups != 0 || l->filters % l->groups != 0)
+    return LayerResult(ErrorKind::kCfg, r.where("groups") + ": groups=" + std::to_string(l->groups) +
+                                            " must divide both input channels (" + std::to_string(ctx.input.c) +
+                                            ") and filters (" + std::to_string(l->filters) + ")");
+  l->in = ctx.input;
+  l->out.c = l->filters;
+  l->out.h = (ctx.input.h + 2 * l->pad - l->size) / l->stride + 1;
+  l->out.w = (ctx.input.w + 2 * l->pad - l->size) / l->stride + 1;
+  if (ctx.input.h + 2 * l->pad < l->size || ctx.input.w + 2 * l->pad < l->size || l->out.h <= 0 || l->out.w <= 0)
+    return LayerResult(ErrorKind::kCfg, layer_error(ctx, "conv", "kernel " + std::to_string(l->size) +
+                                                                     " larger than its padded input " +
+                                                                     std::to_string(ctx.input.w) + "x" +
+                                                                     std::to_string(ctx.input.h)));
+  return LayerResult(std::unique_ptr<Layer>(std::move(l)));
+}
+
+std::string ConvLayer::detail() const {
+  char buf[64];
+  if (groups > 1)
+    std::snprintf(buf, sizeof buf, "%5d %2d x%2d /%2d g%d", filters, size, size, stride, groups);
+  else
+    std::snprintf(buf, sizeof buf, "%5d %2d x%2d /%2d", filters, size, size, stride);
+  return buf;
+}
+
+size_t ConvLayer::param_floats() const { return size_t(filters) * (batch_normalize ? 4 : 1) + weight_floats(); }
+
+std::vector<ParamSegment> ConvLayer::param_layout() const {
+  const size_t n = size_t(filters), fan_in = size_t(in.c / groups) * size * size;
+  std::vector<ParamSegment> v{{ParamRole::kBias, n, 0}};
+  if (batch_normalize)
+    v.insert(v.end(), {{ParamRole::kScale, n, 0}, {ParamRole::kMean, n, 0}, {ParamRole::kVariance, n, 0}});
+  v.push_back({ParamRole::kWeight, weight_floats(), fan_in});
+  return v;
+}
+
+int ConvLayer::tile_columns() const {
+  const size_t n = size_t(out.h) * out.w;
+  const size_t k = size_t(in.c / groups) * size * size;
+  size_t t = std::max<size_t>(16, kWorkspaceFloats / k);
+  return int(std::min(n, t));
+}
+
+size_t ConvLayer::workspace_floats() const {
+  if (direct_1x1()) return 0;
+  return size_t(in.c / groups) * size * size * tile_columns();
+}
+
+double ConvLayer::flops() const {
+  return 2.0 * filters * size * size * (in.c / groups) * double(out.h) * out.w;
+}
+
+void batchnorm_inference(float* x, int channels, size_t spatial, const float* mean, const float* var,
+                         const float* scales) {
+  for (int f = 0; f < channels; ++f) {
+    // Same mixed float/double evaluation as Darknet's normalize_cpu, for bit-exact parity.
+    const double denom = std::sqrt(double(var[f])) + double(.000001f);
+    float* p = x + size_t(f) * spatial;
+    for (size_t i = 0; i < spatial; ++i) p[i] = float((p[i] - mean[f]) / denom);
+    for (size_t i = 0; i < spatial; ++i) p[i] *= scales[f];
+  }
+}
+
+void add_bias(float* x, int channels, size_t spatial, const float* bias) {
+  for (int f = 0; f < channels; ++f) {
+    float* p = x + size_t(f) * spatial;
+    for (size_t i = 0; i < spatial; ++i) p[i] += bias[f];
+  }
+}
+
+Status ConvLayer::forward(LayerIO& io) const {
+  // File order: biases, [scales, rolling_mean, rolling_variance], weights.
+  const size_t n = size_t(filters);
+  auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto weights = load_params(io, n * (batch_normalize ? 4 : 1), weight_floats(), "conv weights");
+  if (!weights.ok()) return weights.status();
+
+  const int M = filters / groups;
+  const int N = out.h * out.w;
+  const int K = (in.c / groups) * size * size;
+  const float* input = io.inputs[0];
+  std::fill(io.output, io.output + out.count(), 0.f);
+
+  if (direct_1x1()) {
+    for (int g = 0; g < groups; ++g)
+      gemm_nn_ref(M, N, K, weights->data() + size_t(g) * M * K, K, input + size_t(g) * K * N, N,
+                  io.output + size_t(g) * M * N, N);
+  } else {
+    const int tile = tile_columns();
+    auto ws = Buffer::make(*io.mem, size_t(K) * tile, MemCategory::kWorkspace, "im2col tile");
+    if (!ws.ok()) return ws.status();
+    const int cpg = in.c / groups;
+    for (int g = 0; g < groups; ++g) {
+      const float* im = input + size_t(g) * cpg * in.h * in.w;
+      for (int c0 = 0; c0 < N; c0 += tile) {
+        const int c1 = std::min(N, c0 + tile);
+        im2col_tile(im, cpg, in.h, in.w, size, stride, pad, c0, c1, ws->data());
+        gemm_nn_ref(M, c1 - c0, K, weights->data() + size_t(g) * M * K, K, ws->data(), c1 - c0,
+                    io.output + size_t(g) * M * N + c0, N);
+      }
+    }
+  }
+  weights->reset();
+  const float* biases = head->data();
+  if (batch_normalize)
+    batchnorm_inference(io.output, filters, size_t(N), head->data() + 2 * n, head->data() + 3 * n, head->data() + n);
+  add_bias(io.output, filters, size_t(N), biases);
+  activate_array(io.output, out.count(), activation);
+  return Status::Ok();
+}
+
+}  // namespace mdfi

@@ -1,0 +1,37 @@
+// [convolutional]: grouped 2-D convolution, optional batch-norm with Darknet's inference formula,
+// then bias and activation. k>1 convolutions build im2col in column tiles under a bounded
+// workspace; 1x1 stride-1 convolutions read their input directly.
+#pragma once
+
+#include "../activation.h"
+#include "../layer.h"
+
+namespace mdfi {
+
+class ConvLayer : public Layer {
+ public:
+  static LayerResult create(const SectionReader& r, const BuildContext& ctx);
+
+  const char* kind() const override { return "conv"; }
+  std::string detail() const override;
+  size_t param_floats() const override;
+  size_t workspace_floats() const override;
+  std::vector<ParamSegment> param_layout() const override;
+  double flops() const override;
+  Status forward(LayerIO& io) const override;
+
+  int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
+  bool batch_normalize = false;
+  Activation activation = Activation::kLogistic;
+
+  size_t weight_floats() const { return size_t(filters) * (in.c / groups) * size * size; }
+  bool direct_1x1() const { return size == 1 && stride == 1 && pad == 0; }
+  int tile_columns() const;  // im2col columns per tile
+};
+
+// Darknet's batch-norm at inference: (x - mean) / (sqrt(var) + .000001f), then scale.
+void batchnorm_inference(float* x, int channels, size_t spatial, const float* mean, const float* var,
+                         const float* scales);
+void add_bias(float* x, int channels, size_t spatial, const float* bias);
+
+}  // namespace mdfi

@@ -1,0 +1,56 @@
+#include "route.h"
+
+#include <cstring>
+
+namespace mdfi {
+
+Result<int> resolve_layer_ref(int ref, const BuildContext& ctx, const std::string& where, const char* what) {
+  const int abs = ref < 0 ? ctx.index + ref : ref;
+  if (abs < 0 || abs >= ctx.index)
+    return Result<int>(ErrorKind::kCfg, where + ": layer " + std::to_string(ctx.index) + " " + what + " " +
+                                            std::to_string(ref) + " -> layer " + std::to_string(abs) +
+                                            (abs >= ctx.index ? " is not an earlier layer" : " is out of range"));
+  return abs;
+}
+
+LayerResult RouteLayer::create(const SectionReader& r, const BuildContext& ctx) {
+  auto l = std::make_unique<RouteLayer>();
+  auto refs = r.get_int_list("layers");
+  if (!refs.ok()) return refs.status();
+  if (refs->empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [route] needs layers=");
+  for (int ref : *refs) {
+    auto idx = resolve_layer_ref(ref, ctx, r.where("layers"), "route to");
+    if (!idx.ok()) return idx.status();
+    const Shape s = ctx.built[*idx]->out;
+    if (!l->sources.empty() && (s.w != l->source_shapes[0].w || s.h != l->source_shapes[0].h))
+      return LayerResult(ErrorKind::kCfg, r.where("layers") + ": layer " + std::to_string(ctx.index) +
+                                              " route joins layer " + std::to_string(*idx) + " (" +
+                                              std::to_string(s.w) + "x" + std::to_string(s.h) +
+                                              ") with a different size (" + std::to_string(l->source_shapes[0].w) +
+                                              "x" + std::to_string(l->source_shapes[0].h) + ")");
+    l->sources.push_back(*idx);
+    l->source_shapes.push_back(s);
+    l->out.c += s.c;
+  }
+  l->in = l->source_shapes[0];
+  l->out.w = l->in.w;
+  l->out.h = l->in.h;
+  return LayerResult(std::unique_ptr<Layer>(std::move(l)));
+}
+
+std::string RouteLayer::detail() const {
+  std::string s;
+  for (int i : sources) s += " " + std::to_string(i);
+  return s;
+}
+
+Status RouteLayer::forward(LayerIO& io) const {
+  float* dst = io.output;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::memcpy(dst, io.inputs[i], source_shapes[i].bytes());
+    dst += source_shapes[i].count();
+  }
+  return Status::Ok();
+}
+
+}  // namespace mdfi

@@ -1,0 +1,54 @@
+#include "upsample.h"
+
+namespace mdfi {
+
+LayerResult UpsampleLayer::create(const SectionReader& r, const BuildContext& ctx) {
+  auto l = std::make_unique<UpsampleLayer>();
+  auto stride = r.get_int("stride", 2);
+  if (!stride.ok()) return stride.status();
+  auto scale = r.get_float("scale", 1);
+  if (!scale.ok()) return scale.status();
+  if (*stride == 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": upsample stride must not be 0");
+  l->reverse = *stride < 0;
+  l->stride = l->reverse ? -*stride : *stride;
+  l->scale = *scale;
+  l->in = ctx.input;
+  l->out.c = ctx.input.c;
+  if (l->reverse) {
+    if (ctx.input.w % l->stride || ctx.input.h % l->stride)
+      return LayerResult(ErrorKind::kCfg, layer_error(ctx, "upsample", "input " + std::to_string(ctx.input.w) + "x" +
+                                                                          std::to_string(ctx.input.h) +
+                                                                          " is not divisible by stride " +
+                                                                          std::to_string(l->stride)));
+    l->out.w = ctx.input.w / l->stride;
+    l->out.h = ctx.input.h / l->stride;
+  } else {
+    if (long(ctx.input.w) * l->stride > 1000000 || long(ctx.input.h) * l->stride > 1000000)
+      return LayerResult(ErrorKind::kCfg, layer_error(ctx, "upsample", "output would be absurdly large"));
+    l->out.w = ctx.input.w * l->stride;
+    l->out.h = ctx.input.h * l->stride;
+  }
+  return LayerResult(std::unique_ptr<Layer>(std::move(l)));
+}
+
+Status UpsampleLayer::forward(LayerIO& io) const {
+  if (reverse) {
+    // Darknet's backward-direction upsample: each small pixel sums its stride x stride block.
+    std::fill(io.output, io.output + out.count(), 0.f);
+    for (int k = 0; k < in.c; ++k)
+      for (int j = 0; j < in.h; ++j)
+        for (int i = 0; i < in.w; ++i)
+          io.output[(size_t(k) * out.h + j / stride) * out.w + i / stride] +=
+              scale * io.inputs[0][(size_t(k) * in.h + j) * in.w + i];
+    return Status::Ok();
+  }
+  for (int k = 0; k < out.c; ++k)
+    for (int j = 0; j < out.h; ++j) {
+      const float* src = io.inputs[0] + (size_t(k) * in.h + j / stride) * in.w;
+      float* dst = io.output + (size_t(k) * out.h + j) * out.w;
+      for (int i = 0; i < out.w; ++i) dst[i] = scale * src[i / stride];
+    }
+  return Status::Ok();
+}
+
+}  // namespace mdfi

@@ -1,0 +1,63 @@
+#include "yolo.h"
+
+#include <cstring>
+
+#include "../activation.h"
+
+namespace mdfi {
+
+LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
+  auto l = std::make_unique<YoloLayer>();
+  auto classes = r.get_int("classes", 20);
+  if (!classes.ok()) return classes.status();
+  auto total = r.get_int("num", 1);
+  if (!total.ok()) return total.status();
+  auto mask = r.get_int_list("mask");
+  if (!mask.ok()) return mask.status();
+  auto anchors = r.get_float_list("anchors");
+  if (!anchors.ok()) return anchors.status();
+  r.ignore({"jitter", "ignore_thresh", "truth_thresh", "random", "max", "counters_per_class", "label_smooth_eps",
+            "iou_normalizer", "cls_normalizer", "obj_normalizer", "iou_loss", "iou_thresh", "resize",
+            "focal_loss", "max_delta", "uc_normalizer", "beta_nms", "nms_kind", "scale_x_y"});
+  l->classes = *classes;
+  l->total = *total;
+  if (l->classes <= 0) return LayerResult(ErrorKind::kCfg, r.where("classes") + ": classes must be > 0");
+  if (l->total <= 0) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num must be > 0");
+  l->mask = *mask;
+  if (l->mask.empty())
+    for (int i = 0; i < l->total; ++i) l->mask.push_back(i);
+  for (int m : l->mask)
+    if (m < 0 || m >= l->total)
+      return LayerResult(ErrorKind::kCfg, r.where("mask") + ": mask index " + std::to_string(m) +
+                                              " is outside num=" + std::to_string(l->total));
+  l->anchors = *anchors;
+  if (!l->anchors.empty() && l->anchors.size() != size_t(2 * l->total))
+    return LayerResult(ErrorKind::kCfg, r.where("anchors") + ": " + std::to_string(l->anchors.size()) +
+                                            " anchor values but num=" + std::to_string(l->total) + " needs " +
+                                            std::to_string(2 * l->total));
+  if (l->anchors.empty()) l->anchors.assign(size_t(2 * l->total), .5f);  // Darknet's default
+  const int expect = l->n() * (l->classes + 5);
+  if (ctx.input.c != expect)
+    return LayerResult(ErrorKind::kCfg,
+                       layer_error(ctx, "yolo", "input has " + std::to_string(ctx.input.c) + " channels but " +
+                                                    std::to_string(l->n()) + " masks x (classes " +
+                                                    std::to_string(l->classes) + " + 5) = " + std::to_string(expect) +
+                                                    "; set filters=" + std::to_string(expect) +
+                                                    " in the conv before it"));
+  l->in = ctx.input;
+  l->out = ctx.input;
+  return LayerResult(std::unique_ptr<Layer>(std::move(l)));
+}
+
+Status YoloLayer::forward(LayerIO& io) const {
+  std::memcpy(io.output, io.inputs[0], out.bytes());
+  const size_t hw = size_t(out.h) * out.w;
+  for (int a = 0; a < n(); ++a) {
+    float* base = io.output + size_t(a) * hw * (classes + 5);
+    activate_array(base, 2 * hw, Activation::kLogistic);                       // x, y
+    activate_array(base + 4 * hw, (1 + size_t(classes)) * hw, Activation::kLogistic);  // objectness, classes
+  }
+  return Status::Ok();
+}
+
+}  // namespace mdfi

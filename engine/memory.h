@@ -1,0 +1,99 @@
+// The one accounting point for the engine's heap. Every large buffer (weights, activations,
+// workspace, decoded images) is a Buffer obtained from a MemoryTracker, which knows current and
+// peak bytes per category and which layer was running when the peak happened. Small bookkeeping
+// (cfg strings, layer descriptors) is not tracked; the README says so.
+//
+// The tracker can be told to fail the Nth allocation, so tests can prove every out-of-memory
+// path returns an error instead of crashing (as ncnn's OOM tests do).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "status.h"
+
+namespace mdfi {
+
+enum class MemCategory { kWeights = 0, kActivations, kWorkspace, kOther, kCount };
+const char* to_string(MemCategory c);
+
+struct MemSnapshot {
+  std::array<size_t, size_t(MemCategory::kCount)> bytes{};
+  size_t total() const {
+    size_t t = 0;
+    for (size_t b : bytes) t += b;
+    return t;
+  }
+  size_t of(MemCategory c) const { return bytes[size_t(c)]; }
+};
+
+class MemoryTracker {
+ public:
+  // Returns nullptr when the allocation fails or an injected failure triggers.
+  void* allocate(size_t bytes, MemCategory cat);
+  void release(void* p, size_t bytes, MemCategory cat);
+
+  const MemSnapshot& current() const { return current_; }
+  const MemSnapshot& at_peak() const { return at_peak_; }
+  size_t peak() const { return at_peak_.total(); }
+  int peak_phase() const { return peak_phase_; }
+  size_t category_peak(MemCategory c) const { return cat_peak_[size_t(c)]; }
+
+  // The executor sets this to the running layer so the peak can be attributed to it.
+  // Starting a phase also restarts the phase peaks below.
+  void set_phase(int phase) {
+    phase_ = phase;
+    phase_peak_ = current_.total();
+    phase_cat_peak_ = current_.bytes;
+  }
+  size_t phase_peak() const { return phase_peak_; }
+  size_t phase_category_peak(MemCategory c) const { return phase_cat_peak_[size_t(c)]; }
+  int phase() const { return phase_; }
+  void reset_peak();
+
+  // Failure injection for tests: the Nth allocation from now (1-based) fails; 0 disables.
+  void fail_nth_allocation(uint64_t n) { fail_at_ = n ? allocations_ + n : 0; }
+  uint64_t allocations() const { return allocations_; }
+
+ private:
+  MemSnapshot current_;
+  MemSnapshot at_peak_;
+  std::array<size_t, size_t(MemCategory::kCount)> cat_peak_{};
+  int phase_ = -1;
+  size_t phase_peak_ = 0;
+  std::array<size_t, size_t(MemCategory::kCount)> phase_cat_peak_{};
+  int peak_phase_ = -1;
+  uint64_t allocations_ = 0;
+  uint64_t fail_at_ = 0;
+};
+
+// An owned, tracked float array. Move-only; frees itself.
+class Buffer {
+ public:
+  Buffer() = default;
+  ~Buffer() { reset(); }
+  Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  static Result<Buffer> make(MemoryTracker& t, size_t floats, MemCategory cat, const char* what);
+
+  float* data() { return data_; }
+  const float* data() const { return data_; }
+  size_t size() const { return floats_; }
+  size_t bytes() const { return floats_ * sizeof(float); }
+  bool empty() const { return data_ == nullptr; }
+  void reset();
+
+ private:
+  float* data_ = nullptr;
+  size_t floats_ = 0;
+  MemoryTracker* tracker_ = nullptr;
+  MemCategory cat_ = MemCategory::kOther;
+};
+
+std::string format_bytes(size_t bytes);  // "33.3 MB" (decimal megabytes, as the issues quote)
+
+}  // namespace mdfi

@@ -1,0 +1,134 @@
+#include "network.h"
+
+#include <map>
+
+#include "layers/avgpool.h"
+#include "layers/connected.h"
+#include "layers/conv.h"
+#include "layers/dropout.h"
+#include "layers/maxpool.h"
+#include "layers/route.h"
+#include "layers/shortcut.h"
+#include "layers/softmax.h"
+#include "layers/upsample.h"
+#include "layers/yolo.h"
+
+namespace mdfi {
+namespace {
+
+using Factory = LayerResult (*)(const SectionReader&, const BuildContext&);
+
+const std::map<std::string, Factory>& factories() {
+  static const std::map<std::string, Factory> f = {
+      {"convolutional", &ConvLayer::create},   {"connected", &ConnectedLayer::create},
+      {"maxpool", &MaxPoolLayer::create},      {"avgpool", &AvgPoolLayer::create},
+      {"route", &RouteLayer::create},          {"shortcut", &ShortcutLayer::create},
+      {"upsample", &UpsampleLayer::create},    {"yolo", &YoloLayer::create},
+      {"dropout", &IdentityLayer::create_dropout}, {"cost", &IdentityLayer::create_cost},
+      {"softmax", &SoftmaxLayer::create},
+  };
+  return f;
+}
+
+Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams* net) {
+  const SectionReader r(cfg, cfg.sections.front());
+  auto w = r.get_int("width", 0);
+  if (!w.ok()) return w.status();
+  auto h = r.get_int("height", 0);
+  if (!h.ok()) return h.status();
+  auto c = r.get_int("channels", 0);
+  if (!c.ok()) return c.status();
+  // Training-only [net] keys: known, deliberately ignored (mdfi always runs batch 1).
+  r.ignore({"batch", "subdivisions", "learning_rate", "momentum", "decay", "burn_in", "max_batches", "policy",
+            "steps", "scales", "angle", "saturation", "exposure", "hue", "max_crop", "min_crop", "aspect",
+            "power", "gamma", "step", "rate", "random", "time_steps", "notruth", "adam", "B1", "B2", "eps",
+            "max_chart_loss", "mosaic", "mixup", "cutmix", "blur", "flip", "letter_box", "track", "augment_speed",
+            "sequential_subdivisions", "try_fix_nan", "label_smooth_eps", "optimized_memory", "workspace_size_limit_MB",
+            "adversarial_lr", "attention", "dynamic_minibatch", "gaussian_noise", "center", "inputs", "max_batches",
+            "loss_scale", "contrastive", "unsupervised", "use_cuda_graph", "ema_alpha", "num_boxes", "trained"});
+  net->w = opts.width > 0 ? opts.width : *w;
+  net->h = opts.height > 0 ? opts.height : *h;
+  net->c = *c;
+  net->compat = opts.compat;
+  if (net->w <= 0 || net->h <= 0 || net->c <= 0)
+    return Status(ErrorKind::kCfg, r.where() + ": [net] needs positive width, height and channels (got " +
+                                       std::to_string(net->w) + "x" + std::to_string(net->h) + "x" +
+                                       std::to_string(net->c) + ")");
+  if (net->w > 16384 || net->h > 16384 || net->c > 4096)
+    return Status(ErrorKind::kCfg, r.where() + ": [net] input " + std::to_string(net->w) + "x" +
+                                       std::to_string(net->h) + "x" + std::to_string(net->c) +
+                                       " is absurdly large (limit 16384x16384x4096)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+size_t Network::param_floats() const {
+  size_t n = 0;
+  for (const auto& l : layers) n += l->param_floats();
+  return n;
+}
+
+double Network::flops() const {
+  double f = 0;
+  for (const auto& l : layers) f += l->flops();
+  return f;
+}
+
+std::vector<std::string> supported_layer_types() {
+  std::vector<std::string> v;
+  for (const auto& kv : factories()) v.push_back(kv.first);
+  return v;
+}
+
+Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
+  Network netw;
+  netw.cfg_path = cfg.path;
+  MDFI_RETURN_IF_ERROR(read_net_section(cfg, opts, &netw.net));
+  Shape input{netw.net.c, netw.net.h, netw.net.w};
+  for (size_t s = 1; s < cfg.sections.size(); ++s) {
+    const CfgSection& sec = cfg.sections[s];
+    const int index = int(s) - 1;
+    const std::string where = cfg.path + ":" + std::to_string(sec.line);
+    if (sec.name == "net")
+      return Result<Network>(ErrorKind::kCfg, where + ": a second [net] section (layer " + std::to_string(index) + ")");
+    auto it = factories().find(sec.name);
+    if (it == factories().end()) {
+      std::string list;
+      for (const auto& n : supported_layer_types()) list += (list.empty() ? "" : " ") + n;
+      return Result<Network>(ErrorKind::kUnsupported, where + ": layer " + std::to_string(index) + " [" +
+                                                          sec.raw_name + "] is not supported (supported: " + list + ")");
+    }
+    BuildContext ctx{netw.net, netw.layers, index, input, where};
+    SectionReader reader(cfg, sec);
+    LayerResult made = it->second(reader, ctx);
+    if (!made.ok()) return made.status();
+    std::unique_ptr<Layer> layer = std::move(made.value());
+    layer->index = index;
+    layer->cfg_line = sec.line;
+    if (layer->sources.empty()) {
+      layer->sources = {index - 1};
+      layer->source_shapes = {input};
+    }
+    if (layer->out.count() == 0 || layer->out.c <= 0 || layer->out.h <= 0 || layer->out.w <= 0)
+      return Result<Network>(ErrorKind::kCfg, where + ": layer " + std::to_string(index) + " [" + sec.raw_name +
+                                                  "] has an empty output");
+    if (layer->out.count() > kMaxTensorFloats)
+      return Result<Network>(ErrorKind::kCfg, where + ": layer " + std::to_string(index) + " [" + sec.raw_name +
+                                                  "] output of " + std::to_string(layer->out.count()) +
+                                                  " values is absurdly large, refused");
+    input = layer->out;
+    netw.layers.push_back(std::move(layer));
+  }
+  if (netw.layers.empty()) return Result<Network>(ErrorKind::kCfg, cfg.path + ": the cfg has no layers after [net]");
+  netw.warnings = unused_key_warnings(cfg);
+  return netw;
+}
+
+Result<Network> load_network_cfg(const std::string& path, const BuildOptions& opts) {
+  auto cfg = parse_cfg_file(path);
+  if (!cfg.ok()) return cfg.status();
+  return build_network(*cfg, opts);
+}
+
+}  // namespace mdfi

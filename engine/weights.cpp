@@ -1,0 +1,176 @@
+#include "weights.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace mdfi {
+
+std::vector<size_t> layer_param_offsets(const Network& net) {
+  std::vector<size_t> off;
+  off.reserve(net.layers.size() + 1);
+  size_t at = 0;
+  for (const auto& l : net.layers) {
+    off.push_back(at);
+    at += l->param_floats();
+  }
+  off.push_back(at);
+  return off;
+}
+
+WeightsFile::~WeightsFile() {
+  if (fp_) std::fclose(fp_);
+}
+
+WeightsFile::WeightsFile(WeightsFile&& o) noexcept { *this = std::move(o); }
+
+WeightsFile& WeightsFile::operator=(WeightsFile&& o) noexcept {
+  if (this != &o) {
+    if (fp_) std::fclose(fp_);
+    path_ = std::move(o.path_);
+    fp_ = o.fp_;
+    header_ = o.header_;
+    file_bytes_ = o.file_bytes_;
+    o.fp_ = nullptr;
+  }
+  return *this;
+}
+
+static bool read_exact(std::FILE* fp, void* dst, size_t bytes) { return std::fread(dst, 1, bytes, fp) == bytes; }
+
+Result<WeightsFile> WeightsFile::open(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Result<WeightsFile>(ErrorKind::kIo, path + ": cannot open weights file (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) return Result<WeightsFile>(ErrorKind::kIo, path + ": is a directory, not a weights file");
+  WeightsFile wf;
+  wf.path_ = path;
+  wf.fp_ = std::fopen(path.c_str(), "rb");
+  if (!wf.fp_)
+    return Result<WeightsFile>(ErrorKind::kIo, path + ": cannot open weights file (" + std::strerror(errno) + ")");
+  wf.file_bytes_ = uint64_t(st.st_size);
+  if (wf.file_bytes_ < 16)
+    return Result<WeightsFile>(ErrorKind::kWeights, path + ": " + std::to_string(wf.file_bytes_) +
+                                                        " bytes is too short for a Darknet weights header (16 or 20 bytes)");
+  int32_t v[3];
+  if (!read_exact(wf.fp_, v, sizeof v))
+    return Result<WeightsFile>(ErrorKind::kIo, path + ": cannot read the weights header");
+  wf.header_.major = v[0];
+  wf.header_.minor = v[1];
+  wf.header_.revision = v[2];
+  if (wf.header_.seen_is_64bit()) {
+    uint64_t seen = 0;
+    if (!read_exact(wf.fp_, &seen, 8))
+      return Result<WeightsFile>(ErrorKind::kWeights, path + ": header says version " + std::to_string(v[0]) + "." +
+                                                          std::to_string(v[1]) + " (64-bit 'seen') but the file ends inside it");
+    wf.header_.seen = seen;
+  } else {
+    uint32_t seen = 0;
+    if (!read_exact(wf.fp_, &seen, 4)) return Result<WeightsFile>(ErrorKind::kIo, path + ": cannot read the weights header");
+    wf.header_.seen = seen;
+  }
+  return wf;
+}
+
+Status WeightsFile::validate(const Network& net) {
+  const std::vector<size_t> off = layer_param_offsets(net);
+  const uint64_t expected = header_.bytes() + uint64_t(off.back()) * 4;
+  if (file_bytes_ == expected) return Status::Ok();
+  const std::string sizes = " (expected " + std::to_string(expected) + " bytes for " + net.cfg_path + ", got " +
+                            std::to_string(file_bytes_) + ")";
+  if (file_bytes_ < expected) {
+    const uint64_t have = (file_bytes_ - header_.bytes()) / 4;
+    for (size_t i = 0; i < net.layers.size(); ++i)
+      if (off[i + 1] > have)
+        return Status(ErrorKind::kWeights, path_ + ": too short: layer " + std::to_string(i) + " [" +
+                                               net.layers[i]->kind() + "] does not fit" + sizes);
+  }
+  return Status(ErrorKind::kWeights, path_ + ": " + std::to_string(file_bytes_ - expected) +
+                                         " bytes more than the cfg needs; weights for a different cfg?" + sizes);
+}
+
+Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind) {
+  const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4;
+  const std::string who = path_ + ": layer " + std::to_string(layer_index) + " [" + kind + "]: ";
+  if (fseeko(fp_, off_t(pos), SEEK_SET) != 0) return Status(ErrorKind::kIo, who + "seek failed (" + std::strerror(errno) + ")");
+  const size_t got = std::fread(dst, 4, count, fp_);
+  if (got != count) {
+    if (std::ferror(fp_)) return Status(ErrorKind::kIo, who + "read error (" + std::strerror(errno) + ")");
+    return Status(ErrorKind::kWeights, who + "file ended early (truncated while running?)");
+  }
+  return Status::Ok();
+}
+
+Status LayerParams::read(size_t offset_floats, float* dst, size_t count) {
+  if (offset_floats + count > layer_.param_floats())
+    return Status(ErrorKind::kInternal, "layer " + std::to_string(layer_.index) + " read past its parameters");
+  return file_.read(begin_ + offset_floats, dst, count, layer_.index, layer_.kind());
+}
+
+namespace {
+
+// splitmix64: tiny, fast, and identical on every platform (std distributions are not).
+struct SplitMix {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  float uniform(float lo, float hi) { return lo + (hi - lo) * float((next() >> 40) * (1.0 / 16777216.0)); }
+};
+
+}  // namespace
+
+Status generate_weights(const Network& net, const std::string& path, uint64_t seed, const WeightsHeader& header) {
+  std::FILE* fp = std::fopen(path.c_str(), "wb");
+  if (!fp) return Status(ErrorKind::kIo, path + ": cannot create (" + std::strerror(errno) + ")");
+  bool ok = std::fwrite(&header.major, 4, 1, fp) == 1 && std::fwrite(&header.minor, 4, 1, fp) == 1 &&
+            std::fwrite(&header.revision, 4, 1, fp) == 1;
+  if (header.seen_is_64bit()) {
+    ok = ok && std::fwrite(&header.seen, 8, 1, fp) == 1;
+  } else {
+    uint32_t s = uint32_t(header.seen);
+    ok = ok && std::fwrite(&s, 4, 1, fp) == 1;
+  }
+  std::vector<float> chunk;
+  for (const auto& l : net.layers) {
+    SplitMix rng{seed * 0x100000001B3ull + uint64_t(l->index) + 1};
+    size_t laid = 0;
+    for (const ParamSegment& seg : l->param_layout()) {
+      float lo = -0.1f, hi = 0.1f;
+      switch (seg.role) {
+        case ParamRole::kBias: lo = -0.1f; hi = 0.1f; break;
+        case ParamRole::kScale: lo = 0.5f; hi = 1.5f; break;
+        case ParamRole::kMean: lo = -0.1f; hi = 0.1f; break;
+        case ParamRole::kVariance: lo = 0.5f; hi = 1.5f; break;
+        case ParamRole::kWeight: {
+          const float a = float(std::sqrt(3.0 / double(seg.fan_in ? seg.fan_in : 1)));
+          lo = -a;
+          hi = a;
+          break;
+        }
+      }
+      for (size_t done = 0; done < seg.count && ok;) {
+        const size_t n = std::min<size_t>(seg.count - done, 1 << 20);
+        chunk.resize(n);
+        for (float& v : chunk) v = rng.uniform(lo, hi);
+        ok = std::fwrite(chunk.data(), 4, n, fp) == n;
+        done += n;
+      }
+      laid += seg.count;
+    }
+    if (laid != l->param_floats()) {
+      std::fclose(fp);
+      return Status(ErrorKind::kInternal, "layer " + std::to_string(l->index) + " param layout does not add up");
+    }
+  }
+  if (std::fclose(fp) != 0) ok = false;
+  if (!ok) return Status(ErrorKind::kIo, path + ": write failed (disk full?)");
+  return Status::Ok();
+}
+
+}  // namespace mdfi

@@ -1,0 +1,74 @@
+// Darknet .weights files: the header (int32 major, minor, revision; then `seen` as uint64 when
+// major*10+minor >= 2 and both are < 1000, else int32 - never size_t, which breaks 32-bit
+// boards), then each layer's parameters in cfg order. Offsets come from the cfg alone, the file
+// size is checked exactly before any compute, and one layer's range is read on demand.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "layer.h"
+#include "network.h"
+
+namespace mdfi {
+
+struct WeightsHeader {
+  int32_t major = 0, minor = 2, revision = 0;
+  uint64_t seen = 0;
+  size_t bytes() const { return seen_is_64bit() ? 20 : 16; }
+  bool seen_is_64bit() const { return major * 10 + minor >= 2 && major < 1000 && minor < 1000; }
+  bool transposed() const { return major > 1000 || minor > 1000; }
+};
+
+// Offset (in floats, after the header) of each layer's parameters; one extra entry = the total.
+std::vector<size_t> layer_param_offsets(const Network& net);
+
+class WeightsFile {
+ public:
+  WeightsFile() = default;
+  ~WeightsFile();
+  WeightsFile(WeightsFile&& o) noexcept;
+  WeightsFile& operator=(WeightsFile&& o) noexcept;
+  WeightsFile(const WeightsFile&) = delete;
+  WeightsFile& operator=(const WeightsFile&) = delete;
+
+  // Opens the file and reads the header only.
+  static Result<WeightsFile> open(const std::string& path);
+  // Checks the size is exactly header + all parameters of `net`; names the first misfit layer.
+  Status validate(const Network& net);
+
+  const WeightsHeader& header() const { return header_; }
+  const std::string& path() const { return path_; }
+  uint64_t file_bytes() const { return file_bytes_; }
+
+  // Reads `count` floats at `offset_floats` past the header. Errors name the file and layer.
+  Status read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind);
+
+ private:
+  std::string path_;
+  std::FILE* fp_ = nullptr;
+  WeightsHeader header_;
+  uint64_t file_bytes_ = 0;
+};
+
+// The ParamSource for one layer: a window [begin, begin+count) of a WeightsFile.
+class LayerParams : public ParamSource {
+ public:
+  LayerParams(WeightsFile& file, const Layer& layer, size_t begin)
+      : file_(file), layer_(layer), begin_(begin) {}
+  Status read(size_t offset_floats, float* dst, size_t count) override;
+  bool transposed() const override { return file_.header().transposed(); }
+
+ private:
+  WeightsFile& file_;
+  const Layer& layer_;
+  size_t begin_;
+};
+
+// Writes a deterministic weights file of exactly the right size for `net`: weights uniform with
+// variance 1/fan_in so activations stay finite through 100+ layers, positive BN variances.
+Status generate_weights(const Network& net, const std::string& path, uint64_t seed, const WeightsHeader& header = {});
+
+}  // namespace mdfi
