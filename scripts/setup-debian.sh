@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything mdfi needs to build and test on Debian 12 (run as root or with sudo).
+# Later features add their packages here, so a fresh machine (and CI) needs only this script.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+PKGS=(
+  build-essential cmake ccache pkg-config
+  libcli11-dev libspdlog-dev libfmt-dev libstb-dev catch2
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  darknet            # reference implementation for the parity tests (libdarknet.so)
+  heaptrack time     # memory benchmarks
+  python3            # test helpers
+)
+if [ "${MDFI_SETUP_CROSS:-0}" = 1 ]; then
+  PKGS+=(crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user)
+fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup-debian: all packages present"

@@ -1,0 +1,101 @@
+#include "support.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "weights.h"
+
+namespace mdfi::test {
+
+static bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string source_path(const std::string& rel) { return std::string(MDFI_SOURCE_DIR) + "/" + rel; }
+
+std::string shared_path(const std::string& rel) {
+  const std::string p = std::string(MDFI_SHARED_DIR) + "/" + rel;
+  return exists(p) ? p : "";
+}
+
+bool have_shared_models() { return !shared_path("models/README.txt").empty(); }
+
+std::string darknet_cfg(const std::string& name) { return "/usr/share/darknet/cfg/" + name; }
+
+std::string tmp_dir(const std::string& name) {
+  const std::string root = MDFI_TEST_TMP;
+  ::mkdir(root.c_str(), 0755);
+  const std::string d = root + "/" + name;
+  std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str());
+  return d;
+}
+
+std::string mdfi_binary() { return MDFI_BINARY; }
+std::string refdump_binary() { return MDFI_REFDUMP; }
+
+static std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+CommandResult run_command(const std::string& cmd) {
+  static int counter = 0;
+  const std::string base = std::string(MDFI_TEST_TMP) + "/cmd" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  ::mkdir(MDFI_TEST_TMP, 0755);
+  const std::string full = "(" + cmd + ") > '" + base + ".out' 2> '" + base + ".err' < /dev/null";
+  int status = std::system(full.c_str());
+  CommandResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  // A shell reports a child killed by a signal as 128+N.
+  if (r.exit_code > 128 && r.exit_code < 160) r.signal = r.exit_code - 128;
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return r;
+}
+
+Result<Network> network_from_text(const std::string& cfg_text, const std::string& name) {
+  const std::string dir = std::string(MDFI_TEST_TMP);
+  ::mkdir(dir.c_str(), 0755);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << cfg_text;
+  return load_network_cfg(path, BuildOptions{});
+}
+
+double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  double max_diff = 0, max_ref = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const double d = std::fabs(double(a[i]) - double(b[i]));
+    if (!(d <= max_diff)) max_diff = d;  // NaN propagates as a failure
+    max_ref = std::max(max_ref, std::fabs(double(b[i])));
+  }
+  if (a.size() != b.size()) return INFINITY;
+  if (max_ref == 0) return max_diff;
+  return max_diff / max_ref;
+}
+
+std::string generated_weights(const std::string& cfg_path, const std::string& tag) {
+  const std::string dir = std::string(MDFI_TEST_TMP) + "/weights";
+  std::system(("mkdir -p '" + dir + "'").c_str());
+  const std::string path = dir + "/" + tag + ".weights";
+  auto net = load_network_cfg(cfg_path, BuildOptions{});
+  if (!net.ok()) return "";
+  const uint64_t expect = 20 + uint64_t(net->param_floats()) * 4;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == expect) return path;
+  if (!generate_weights(*net, path, 1).ok()) return "";
+  return path;
+}
+
+}  // namespace mdfi::test
