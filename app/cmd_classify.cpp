@@ -1,63 +1,41 @@
-// `mdfi classify`: image classification, top-k lines `NN.NN%: label` on stdout.
+// `mdfi classify`: image classification over a batch; the top K classes of the last layer.
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 
+#include "batch.h"
 #include "commands.h"
-#include "exit_codes.h"
-#include "run_common.h"
+#include "run_options.h"
 
 namespace mdfi::app {
 
-void add_run_options(CLI::App& cmd, RunArgs& args, const char* default_net);
+static void classes_of(const PreparedModel& pm, const RunArgs& args, const ImageRun& run, ImageResult& r) {
+  const int last = int(pm.net.layers.size()) - 1;
+  const size_t n = pm.net.layers[size_t(last)]->out.count();
+  const float* p = run.out.output_of(pm.net, last);
+  if (!p) return;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  // Stable: equal scores keep the lower class first, as Darknet's top_k does.
+  std::stable_sort(idx.begin(), idx.end(), [p](size_t a, size_t b) { return p[a] > p[b]; });
+  const size_t k = std::min(n, size_t(std::max(args.top, 1)));
+  for (size_t rank = 0; rank < k; ++rank) {
+    const size_t c = idx[rank];
+    ClassRecord rec;
+    rec.rank = int(rank) + 1;
+    rec.class_id = int(c);
+    rec.name = c < pm.labels.size() ? pm.labels[c] : "class " + std::to_string(c);
+    rec.probability = p[c];
+    r.classes.push_back(std::move(rec));
+  }
+}
 
 Action add_classify_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  auto top = std::make_shared<int>(5);
-  CLI::App* cmd = app.add_subcommand("classify", "classify images");
-  add_run_options(*cmd, *args, "alexnet");
-  cmd->add_option("--top", *top, "how many classes to print")->capture_default_str()->check(CLI::Range(1, 100000));
-  return [args, top, cmd]() {
+  CLI::App* cmd = app.add_subcommand("classify", "classify images (top classes of the last layer)");
+  add_run_options(*cmd, *args, Task::kClassify, "alexnet");
+  return [args, cmd]() {
     args->mem_report_on = cmd->count("--mem-report") > 0;
-    auto pm = prepare_model(*args, "alexnet");
-    if (!pm.ok()) return report(pm.status());
-    const int last = int(pm->net.layers.size()) - 1;
-    const size_t n = pm->net.layers[size_t(last)]->out.count();
-    int failed = 0;
-    for (size_t i = 0; i < args->images.size(); ++i) {
-      const std::string& path = args->images[i];
-      MemoryTracker mem;
-      auto run = run_image(*pm, *args, path, mem, i);
-      if (!run.ok()) {
-        if (run.status().kind() != ErrorKind::kImage) return report(run.status());
-        report(run.status());
-        ++failed;
-        continue;
-      }
-      const float* p = run->out.output_of(pm->net, last);
-      std::vector<size_t> idx(n);
-      std::iota(idx.begin(), idx.end(), 0);
-      const size_t k = std::min(n, size_t(*top));
-      // Stable: equal scores keep the lower class first, as Darknet's top_k does.
-      std::stable_sort(idx.begin(), idx.end(), [p](size_t a, size_t b) { return p[a] > p[b]; });
-      std::printf("%s:\n", path.c_str());
-      for (size_t r = 0; r < k; ++r) {
-        const size_t c = idx[r];
-        const std::string name = c < pm->labels.size() ? pm->labels[c] : "class " + std::to_string(c);
-        std::printf("%5.2f%%: %s\n", p[c] * 100, name.c_str());
-      }
-      std::fflush(stdout);
-      if (!verbosity().quiet) std::fprintf(stderr, "mdfi: %s: predicted in %.1f ms\n", path.c_str(), run->ms);
-      if (args->mem_report_on) {
-        if (args->mem_report == "-" || args->mem_report.empty()) {
-          print_mem_report(stderr, *pm, *run, mem);
-        } else {
-          Status st = write_mem_report_json(args->mem_report, *pm, *run, mem);
-          if (!st.ok()) return report(st);
-        }
-      }
-    }
-    return failed ? int(kExitSomeInputs) : int(kExitOk);
+    return run_batch(*args, Task::kClassify, "alexnet", classes_of);
   };
 }
 

@@ -16,6 +16,7 @@ Action add_plan_command(CLI::App& app);
 Action add_gen_weights_command(CLI::App& app);
 Action add_detect_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
+Action add_models_command(CLI::App& app);
 
 // Global verbosity from -q / -v.
 struct Verbosity {

@@ -1,11 +1,13 @@
 // mdfi: the command-line front end. Parses options (CLI11), runs one subcommand, maps engine
-// errors to the documented exit codes. Results go to stdout, everything else to stderr.
+// errors to the documented exit codes (exit_codes.h). Results go to stdout, everything else to
+// stderr. The help text is meant to be complete enough to serve as the manual page.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "version.h"
 
 namespace mdfi::app {
 
@@ -21,22 +23,49 @@ int report(const Status& st) {
 
 }  // namespace mdfi::app
 
+static const char* kFooter =
+    "Results go to stdout (or -o FILE); progress, warnings, errors and the summary go to stderr.\n"
+    "mdfi never prompts; '--list -' is the only thing that reads stdin.\n"
+    "\n"
+    "Exit codes:\n"
+    "  0  every image succeeded\n"
+    "  1  the run could not start or failed as a whole (model, weights, backend, output file)\n"
+    "  2  usage error (bad option, bad value, no inputs)\n"
+    "  3  the run finished but at least one input image failed (also when all of them did)\n"
+    "  4  the predicted peak memory is over the budget (--max-mem)\n"
+    "\n"
+    "Environment:\n"
+    "  MDFI_WEIGHTS       weights file for --net when --weights is not given\n"
+    "  MDFI_WEIGHTS_DIR   directory searched for official weights (default ~/.local/share/mdfi/weights)\n"
+    "  MDFI_DATA_DIR      directory holding cfg/ and data/ for named networks\n"
+    "\n"
+    "Examples:\n"
+    "  mdfi detect --net yolov3-tiny dog.jpg\n"
+    "  find photos -name '*.jpg' | mdfi detect --net yolov3-tiny --list - --format jsonl > out.jsonl\n"
+    "  mdfi detect --cfg my.cfg --weights my.weights --names my.names --draw out/ photos/\n"
+    "  mdfi classify --net darknet19 --top 3 --format csv -o classes.csv images/\n"
+    "  mdfi plan --net yolov3        (predicted memory, no weights needed)\n"
+    "  mdfi models                   (named networks and where their weights are)\n"
+    "\n"
+    "Run 'mdfi COMMAND --help' for the options of one command.";
+
 int main(int argc, char** argv) {
   using namespace mdfi::app;
   CLI::App app{"mdfi - Micro Darknet for Inference: runs Darknet .cfg/.weights networks in little memory"};
-  app.footer(
-      "Exit codes: 0 ok; 1 the run failed as a whole (model, weights, output); 2 usage error;\n"
-      "            3 at least one input image failed; 4 predicted memory over --max-mem.");
+  app.footer(kFooter);
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("mdfi ") + MDFI_VERSION);
-  app.add_flag("-q,--quiet", verbosity().quiet, "only results and errors");
-  app.add_flag("-v,--verbose", verbosity().verbose, "more diagnostics");
-  std::vector<std::pair<CLI::App*, Action>> actions;
-  Action info = add_info_command(app);
-  Action plan = add_plan_command(app);
-  Action gen = add_gen_weights_command(app);
-  Action detect = add_detect_command(app);
-  Action classify = add_classify_command(app);
+  app.set_version_flag("--version", version_text());
+  app.add_flag("-q,--quiet", verbosity().quiet, "only results and errors on stderr (no progress, summary, warnings)");
+  app.add_flag("-v,--verbose", verbosity().verbose, "also the layer table and per-layer timings and memory");
+  struct Cmd {
+    const char* name;
+    Action run;
+  };
+  const Cmd cmds[] = {
+      {"detect", add_detect_command(app)},     {"classify", add_classify_command(app)},
+      {"models", add_models_command(app)},     {"info", add_info_command(app)},
+      {"plan", add_plan_command(app)},         {"gen-weights", add_gen_weights_command(app)},
+  };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
   try {
     app.parse(argc, argv);
@@ -50,10 +79,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;  // CLI11's own codes are remapped to the documented one
   }
-  if (app.got_subcommand("info")) return info();
-  if (app.got_subcommand("plan")) return plan();
-  if (app.got_subcommand("gen-weights")) return gen();
-  if (app.got_subcommand("detect")) return detect();
-  if (app.got_subcommand("classify")) return classify();
+  for (const Cmd& c : cmds)
+    if (app.got_subcommand(c.name)) return c.run();
   return kExitUsage;
 }

@@ -15,21 +15,26 @@
 
 namespace mdfi::app {
 
+// SHA-256 of the official files: pjreddie.com publishes none. The two values below are the ones
+// recorded independently by several public download manifests (checked while writing this); the
+// others are left empty and reported as "unknown" rather than guessed.
 const std::vector<NamedNet>& named_nets() {
   static const std::vector<NamedNet> nets = {
-      {"yolov3", "yolov3.cfg", "coco.names", "detect", "yolov3.weights", "https://pjreddie.com/media/files/yolov3.weights"},
+      {"yolov3", "yolov3.cfg", "coco.names", "detect", "yolov3.weights", "https://pjreddie.com/media/files/yolov3.weights",
+       "523e4e69e1d015393a1b0a441cef1d9c7659e3eb2d7e15f793f060a21b32f297"},
       {"yolov3-tiny", "yolov3-tiny.cfg", "coco.names", "detect", "yolov3-tiny.weights",
-       "https://pjreddie.com/media/files/yolov3-tiny.weights"},
+       "https://pjreddie.com/media/files/yolov3-tiny.weights",
+       "dccea06f59b781ec1234ddf8d1e94b9519a97f4245748a7d4db75d5b7080a42c"},
       {"alexnet", "alexnet.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify", "alexnet.weights",
-       "https://pjreddie.com/media/files/alexnet.weights"},
+       "https://pjreddie.com/media/files/alexnet.weights", ""},
       {"tiny", "tiny.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify", "tiny.weights",
-       "https://pjreddie.com/media/files/tiny.weights"},
+       "https://pjreddie.com/media/files/tiny.weights", ""},
       {"darknet19", "darknet19.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "darknet19.weights", "https://pjreddie.com/media/files/darknet19.weights"},
+       "darknet19.weights", "https://pjreddie.com/media/files/darknet19.weights", ""},
       {"darknet53", "darknet53.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "darknet53.weights", "https://pjreddie.com/media/files/darknet53.weights"},
+       "darknet53.weights", "https://pjreddie.com/media/files/darknet53.weights", ""},
       {"resnet50", "resnet50.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "resnet50.weights", "https://pjreddie.com/media/files/resnet50.weights"},
+       "resnet50.weights", "https://pjreddie.com/media/files/resnet50.weights", ""},
   };
   return nets;
 }

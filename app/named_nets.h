@@ -15,6 +15,7 @@ struct NamedNet {
   const char* task;        // "detect" or "classify"
   const char* weights;     // official weights file name
   const char* url;         // where the official file is published
+  const char* sha256;      // of the official file; "" = unknown
 };
 
 const std::vector<NamedNet>& named_nets();

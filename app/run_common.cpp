@@ -57,19 +57,17 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
   mem.set_phase(-1);
   Buffer input;
   {
-    auto im = load_image_rgb(path, mem);
+    auto im = load_image_u8(path, mem);
     if (!im.ok()) return im.status();
     run.img_w = im->w;
     run.img_h = im->h;
     if (im->c != pm.net.net.c)
       return Result<ImageRun>(ErrorKind::kImage, path + ": network wants " + std::to_string(pm.net.net.c) +
                                                      " channels, the image decodes to " + std::to_string(im->c));
-    auto boxed = letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem);
+    // The letterboxed image becomes the network input itself (no copy).
+    auto boxed = letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations);
     if (!boxed.ok()) return boxed.status();
-    auto in = Buffer::make(mem, boxed->data.size(), MemCategory::kActivations, "the network input");
-    if (!in.ok()) return in.status();
-    std::copy(boxed->data.data(), boxed->data.data() + boxed->data.size(), in->data());
-    input = std::move(*in);
+    input = std::move(boxed->data);
   }
   std::string dump;
   if (!args.dump_dir.empty()) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "detect.h"
 #include "executor.h"
 #include "image.h"
 #include "model_args.h"
@@ -13,9 +14,18 @@
 
 namespace mdfi::app {
 
+// Everything `detect` and `classify` accept; run_options.cpp registers the options.
 struct RunArgs {
   ModelArgs model;
-  std::vector<std::string> images;
+  std::vector<std::string> images;  // positional paths; the batch replaces them with the expanded list
+  std::string list;                 // --list FILE ("-" = stdin)
+  std::string format = "text";      // --format
+  std::string output;               // -o FILE ("" or "-" = stdout)
+  std::string draw_dir;             // --draw DIR
+  std::string draw_ext = "jpg";     // --draw-ext
+  bool fail_fast = false;
+  DetectOptions detect;             // --thresh, --hier, --nms
+  int top = 0;                      // detect: best K boxes (0 = all); classify: K classes
   std::string dump_dir;
   std::string mem_report;  // "-" = stderr table, else a JSON file
   bool mem_report_on = false;

@@ -5,8 +5,10 @@ find_path(MDFI_SPDLOG_INCLUDE spdlog/spdlog.h HINTS /usr/include)
 find_path(MDFI_FMT_INCLUDE fmt/format.h HINTS /usr/include)
 find_path(MDFI_STB_INCLUDE stb_image.h HINTS /usr/include/stb PATH_SUFFIXES stb)
 find_path(MDFI_CATCH2_INCLUDE catch2/catch.hpp HINTS /usr/include)
+# nlohmann-json3-dev: the CLI's JSON/JSONL results (a real writer that escapes every string).
+find_path(MDFI_JSON_INCLUDE nlohmann/json.hpp HINTS /usr/include)
 
-foreach(dep CLI11 SPDLOG FMT STB)
+foreach(dep CLI11 SPDLOG FMT STB JSON)
   if(NOT MDFI_${dep}_INCLUDE)
     message(FATAL_ERROR "mdfi: ${dep} headers not found; run scripts/setup-debian.sh")
   endif()
@@ -15,7 +17,7 @@ endforeach()
 add_library(mdfi_thirdparty INTERFACE)
 # SYSTEM: third-party headers must not trip our warning flags.
 target_include_directories(mdfi_thirdparty SYSTEM INTERFACE
-  ${MDFI_CLI11_INCLUDE} ${MDFI_SPDLOG_INCLUDE} ${MDFI_FMT_INCLUDE} ${MDFI_STB_INCLUDE})
+  ${MDFI_CLI11_INCLUDE} ${MDFI_SPDLOG_INCLUDE} ${MDFI_FMT_INCLUDE} ${MDFI_STB_INCLUDE} ${MDFI_JSON_INCLUDE})
 target_compile_definitions(mdfi_thirdparty INTERFACE SPDLOG_HEADER_ONLY FMT_HEADER_ONLY)
 
 find_package(Threads REQUIRED)

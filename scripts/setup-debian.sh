@@ -7,6 +7,7 @@ SUDO=""
 PKGS=(
   build-essential cmake ccache pkg-config
   libcli11-dev libspdlog-dev libfmt-dev libstb-dev catch2
+  nlohmann-json3-dev # JSON/JSONL results of the CLI
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   darknet            # reference implementation for the parity tests (libdarknet.so)
   heaptrack time     # memory benchmarks

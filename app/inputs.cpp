@@ -1,0 +1,77 @@
+#include "inputs.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace mdfi::app {
+
+bool has_image_extension(const std::string& name) {
+  const size_t dot = name.find_last_of('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  std::string ext = name.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  static const char* const kExts[] = {"jpg", "jpeg", "png", "bmp", "tga", "gif"};
+  for (const char* e : kExts)
+    if (ext == e) return true;
+  return false;
+}
+
+static bool is_dir(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Not recursive: a photo folder with thumbnails/ or .git/ inside should not be walked blindly.
+static Status add_directory(const std::string& dir, std::vector<std::string>& out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return Status(ErrorKind::kIo, dir + ": cannot read the directory (" + std::strerror(errno) + ")");
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] == '.' || !has_image_extension(name)) continue;
+    names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  const std::string prefix = (!dir.empty() && dir.back() == '/') ? dir : dir + "/";
+  for (const std::string& n : names) {
+    const std::string p = prefix + n;
+    if (!is_dir(p)) out.push_back(p);
+  }
+  return Status::Ok();
+}
+
+static Status add_path(const std::string& p, std::vector<std::string>& out) {
+  if (is_dir(p)) return add_directory(p, out);
+  out.push_back(p);
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& paths, const std::string& list_file,
+                                               std::istream& list_stdin) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) MDFI_RETURN_IF_ERROR(add_path(p, out));
+  if (list_file.empty()) return out;
+  std::ifstream file;
+  std::istream* in = &list_stdin;
+  if (list_file != "-") {
+    file.open(list_file);
+    if (!file) return Result<std::vector<std::string>>(ErrorKind::kIo, list_file + ": cannot open the --list file");
+    in = &file;
+  }
+  std::string line;
+  while (std::getline(*in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // lists written on Windows
+    if (line.empty()) continue;
+    MDFI_RETURN_IF_ERROR(add_path(line, out));
+  }
+  if (in->bad()) return Result<std::vector<std::string>>(ErrorKind::kIo, list_file + ": reading the list failed");
+  return out;
+}
+
+}  // namespace mdfi::app

@@ -1,0 +1,37 @@
+// One record per input image, the common currency between the batch loop, the result writers
+// (output_*.cpp) and the drawing code. Plain data so every format sees exactly the same facts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mdfi::app {
+
+enum class Task { kDetect, kClassify };
+
+struct DetectionRecord {
+  int class_id = 0;
+  std::string name;
+  float confidence = 0;
+  int left = 0, top = 0, width = 0, height = 0;  // pixels, clipped to the image
+  float cx = 0, cy = 0, w = 0, h = 0;            // relative centre and size (0..1, not clipped)
+};
+
+struct ClassRecord {
+  int rank = 0;  // 1 = best
+  int class_id = 0;
+  std::string name;
+  float probability = 0;
+};
+
+struct ImageResult {
+  std::string image;  // the path as given
+  bool ok = true;
+  std::string error;  // set when !ok
+  int width = 0, height = 0;
+  double time_ms = 0;
+  std::vector<DetectionRecord> detections;
+  std::vector<ClassRecord> classes;
+};
+
+}  // namespace mdfi::app

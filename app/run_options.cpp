@@ -1,0 +1,68 @@
+#include "run_options.h"
+
+namespace mdfi::app {
+
+void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* default_net) {
+  add_model_options(cmd, args.model, default_net, true);
+
+  const char* in = "Input";
+  cmd.add_option("images", args.images, "image files or directories (the images directly inside, sorted)")
+      ->group(in);
+  cmd.add_option("--list,-l", args.list, "read image paths from FILE, one per line; '-' reads stdin")->group(in);
+
+  const char* out = "Output";
+  cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
+      ->group(out);
+  cmd.add_option("--output,-o", args.output,
+                 "write results to FILE instead of stdout (written to a temp file, renamed when complete)")
+      ->group(out);
+  cmd.add_option("--draw", args.draw_dir,
+                 task == Task::kDetect ? "write each image with boxes and labels as DIR/<stem>.<ext>"
+                                       : "write each image with its top classes as DIR/<stem>.<ext>")
+      ->group(out);
+  cmd.add_option("--draw-ext", args.draw_ext, "picture format for --draw: jpg or png")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"jpg", "png"}))
+      ->group(out);
+  cmd.add_flag("--fail-fast", args.fail_fast, "stop at the first image that fails (default: record it, go on)")
+      ->group(out);
+
+  if (task == Task::kDetect) {
+    const char* det = "Detection";
+    cmd.add_option("--thresh,-t", args.detect.thresh, "keep boxes with objectness x class probability above this")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->group(det);
+    cmd.add_option("--hier", args.detect.hier_thresh, "hierarchical threshold (YOLOv2 region layers)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->group(det);
+    cmd.add_option("--nms", args.detect.nms, "NMS IoU threshold; 0 disables NMS")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->group(det);
+    args.top = 0;
+    cmd.add_option("--top,-k", args.top, "keep only the K most confident boxes per image (0 = all)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000000))
+        ->group(det);
+  } else {
+    args.top = 5;
+    cmd.add_option("--top,-k", args.top, "how many classes to report per image")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000))
+        ->group("Classification");
+  }
+
+  const char* diag = "Diagnostics";
+  cmd.add_option("--dump-layers", args.dump_dir, "write the input and every layer's output as DIR/NNN.npy")
+      ->group(diag);
+  cmd.add_option("--mem-report", args.mem_report, "per-layer memory report on stderr, or as JSON to FILE")
+      ->expected(0, 1)
+      ->default_str("-")
+      ->group(diag);
+}
+
+}  // namespace mdfi::app
