@@ -3,6 +3,10 @@
 // stderr. The help text is meant to be complete enough to serve as the manual page.
 #include <cstdio>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
@@ -51,6 +55,13 @@ static const char* kFooter =
 
 int main(int argc, char** argv) {
   using namespace mdfi::app;
+#ifdef __GLIBC__
+  // Large buffers come and go every layer. A fixed mmap threshold keeps glibc from raising it
+  // dynamically and recycling freed activations inside a fragmented heap, so freed memory
+  // really returns to the OS and peak RSS tracks the planned peak.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+#endif
   CLI::App app{"mdfi - Micro Darknet for Inference: runs Darknet .cfg/.weights networks in little memory"};
   app.footer(kFooter);
   app.require_subcommand(1);

@@ -4,12 +4,12 @@
 
 namespace mdfi {
 
-Result<Image> make_image(int w, int h, int c, MemoryTracker& mem) {
+Result<Image> make_image(int w, int h, int c, MemoryTracker& mem, MemCategory cat) {
   Image im;
   im.w = w;
   im.h = h;
   im.c = c;
-  auto b = Buffer::make(mem, size_t(w) * h * c, MemCategory::kOther, "an image");
+  auto b = Buffer::make(mem, size_t(w) * h * c, cat, "an image");
   if (!b.ok()) return b.status();
   im.data = std::move(*b);
   return im;
@@ -17,13 +17,16 @@ Result<Image> make_image(int w, int h, int c, MemoryTracker& mem) {
 
 // Darknet's resize_image: a horizontal pass into a (w x im.h) intermediate, then a vertical pass
 // that adds the lower row's share separately - the order of float operations matters for parity.
-Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem) {
-  auto resized = make_image(w, h, im.c, mem);
+template <typename Src>
+static Result<Image> resize_any(const Src& im, int w, int h, MemoryTracker& mem, MemCategory cat) {
+  if (w < 1 || h < 1) return Result<Image>(ErrorKind::kUsage, "cannot resize to an empty image");
+  auto resized = make_image(w, h, im.c, mem, cat);
   if (!resized.ok()) return resized;
   auto part = make_image(w, im.h, im.c, mem);
   if (!part.ok()) return part;
-  const float w_scale = float(im.w - 1) / (w - 1);
-  const float h_scale = float(im.h - 1) / (h - 1);
+  // A 1-pixel-wide or -high target would divide by zero (Darknet does); its only sample is 0.
+  const float w_scale = w > 1 ? float(im.w - 1) / (w - 1) : 0.f;
+  const float h_scale = h > 1 ? float(im.h - 1) / (h - 1) : 0.f;
   float* P = part->data.data();
   for (int k = 0; k < im.c; ++k)
     for (int r = 0; r < im.h; ++r)
@@ -55,23 +58,37 @@ Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem) {
   return resized;
 }
 
+Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem) {
+  return resize_any(im, w, h, mem, MemCategory::kOther);
+}
+Result<Image> resize_image(const ImageU8& im, int w, int h, MemoryTracker& mem) {
+  return resize_any(im, w, h, mem, MemCategory::kOther);
+}
+Result<Image> resize_image(const ImageU8& im, int w, int h, MemoryTracker& mem, MemCategory cat) {
+  return resize_any(im, w, h, mem, cat);
+}
+
 void letterbox_size(int im_w, int im_h, int net_w, int net_h, int* new_w, int* new_h) {
+  // 64-bit products: a 1 x 60M strip times the net width overflows int. A very thin image keeps
+  // at least one row/column so it never scales to an empty image.
   if (float(net_w) / im_w < float(net_h) / im_h) {
     *new_w = net_w;
-    *new_h = (im_h * net_w) / im_w;
+    *new_h = int(std::max<long long>(1, (long long)im_h * net_w / im_w));
   } else {
     *new_h = net_h;
-    *new_w = (im_w * net_h) / im_h;
+    *new_w = int(std::max<long long>(1, (long long)im_w * net_h / im_h));
   }
 }
 
-Result<Image> letterbox_image(const Image& im, int w, int h, MemoryTracker& mem) {
+template <typename Src>
+static Result<Image> letterbox_any(const Src& im, int w, int h, MemoryTracker& mem, MemCategory cat) {
   int new_w = 0, new_h = 0;
   letterbox_size(im.w, im.h, w, h, &new_w, &new_h);
-  auto boxed = make_image(w, h, im.c, mem);
+  auto resized = resize_any(im, new_w, new_h, mem, MemCategory::kOther);
+  if (!resized.ok()) return resized;
+  auto boxed = make_image(w, h, im.c, mem, cat);
   if (!boxed.ok()) return boxed;
   std::fill(boxed->data.data(), boxed->data.data() + boxed->data.size(), .5f);
-  auto resized = resize_image(im, new_w, new_h, mem);
   if (!resized.ok()) return resized;
   const int dx = (w - new_w) / 2, dy = (h - new_h) / 2;
   for (int k = 0; k < im.c; ++k)
@@ -81,6 +98,16 @@ Result<Image> letterbox_image(const Image& im, int w, int h, MemoryTracker& mem)
       std::copy(src, src + new_w, dst);
     }
   return boxed;
+}
+
+Result<Image> letterbox_image(const Image& im, int w, int h, MemoryTracker& mem) {
+  return letterbox_any(im, w, h, mem, MemCategory::kOther);
+}
+Result<Image> letterbox_image(const ImageU8& im, int w, int h, MemoryTracker& mem) {
+  return letterbox_any(im, w, h, mem, MemCategory::kOther);
+}
+Result<Image> letterbox_image(const ImageU8& im, int w, int h, MemoryTracker& mem, MemCategory cat) {
+  return letterbox_any(im, w, h, mem, cat);
 }
 
 }  // namespace mdfi

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "memory.h"
 
@@ -15,13 +16,42 @@ struct Image {
   float at(int x, int y, int ch) const { return data.data()[(size_t(ch) * h + y) * w + x]; }
 };
 
+// Decoded 8-bit pixels, interleaved RGB as stb_image returns them. Preprocessing reads these
+// directly (value/255 on the fly, exactly the float Darknet would hold), so no full float copy
+// of a large photo is ever made.
+class ImageU8 {
+ public:
+  ImageU8() = default;
+  ImageU8(ImageU8&& o) noexcept { *this = std::move(o); }
+  ImageU8& operator=(ImageU8&& o) noexcept;
+  ~ImageU8();
+  ImageU8(const ImageU8&) = delete;
+  ImageU8& operator=(const ImageU8&) = delete;
+
+  int w = 0, h = 0, c = 3;
+  float at(int x, int y, int ch) const { return float(pixels_[(size_t(y) * w + x) * 3 + ch]) / 255.f; }
+  const unsigned char* pixels() const { return pixels_; }
+
+ private:
+  friend Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem);
+  unsigned char* pixels_ = nullptr;
+  MemoryTracker* mem_ = nullptr;
+};
+
 // Images with more pixels than this are refused from their header, before decoding.
 constexpr long long kMaxImagePixels = 64LL * 1000 * 1000;
 
-Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem);
-Result<Image> make_image(int w, int h, int c, MemoryTracker& mem);
+Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem);
+Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem);  // float planar copy
+Result<Image> make_image(int w, int h, int c, MemoryTracker& mem, MemCategory cat = MemCategory::kOther);
 Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem);
 Result<Image> letterbox_image(const Image& im, int w, int h, MemoryTracker& mem);
+Result<Image> resize_image(const ImageU8& im, int w, int h, MemoryTracker& mem);
+Result<Image> letterbox_image(const ImageU8& im, int w, int h, MemoryTracker& mem);
+// The output buffers of the two functions above are allocated in category `cat`, so the
+// network input can be the letterboxed image itself without a copy.
+Result<Image> letterbox_image(const ImageU8& im, int w, int h, MemoryTracker& mem, MemCategory cat);
+Result<Image> resize_image(const ImageU8& im, int w, int h, MemoryTracker& mem, MemCategory cat);
 
 // The (w, h) that letterbox_image scales an image to before padding.
 void letterbox_size(int im_w, int im_h, int net_w, int net_h, int* new_w, int* new_h);

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/stat.h>
+
 #include "image.h"
+#include "image_probe.h"
 
 namespace {
 
@@ -21,7 +24,7 @@ void* tracked_malloc(size_t n) {
 }
 
 void tracked_free(void* p) {
-  if (!p) return;
+  if (!p || !g_decode_tracker) return;
   char* raw = static_cast<char*>(p) - kPrefix;
   g_decode_tracker->release(raw, *reinterpret_cast<size_t*>(raw) + kPrefix, mdfi::MemCategory::kOther);
 }
@@ -59,40 +62,86 @@ void* tracked_realloc(void* p, size_t old_size, size_t new_size) {
 
 namespace mdfi {
 
-Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem) {
+ImageU8& ImageU8::operator=(ImageU8&& o) noexcept {
+  if (this != &o) {
+    this->~ImageU8();
+    w = o.w;
+    h = o.h;
+    c = o.c;
+    pixels_ = o.pixels_;
+    mem_ = o.mem_;
+    o.pixels_ = nullptr;
+  }
+  return *this;
+}
+
+ImageU8::~ImageU8() {
+  if (pixels_) {
+    g_decode_tracker = mem_;
+    stbi_image_free(pixels_);
+    pixels_ = nullptr;
+  }
+}
+
+Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
   std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) return Result<Image>(ErrorKind::kImage, path + ": cannot open image (" + std::strerror(errno) + ")");
+  if (!fp) return Result<ImageU8>(ErrorKind::kImage, path + ": cannot open image (" + std::strerror(errno) + ")");
   struct Closer {
     std::FILE* f;
     ~Closer() { std::fclose(f); }
   } closer{fp};
+  struct stat st {};
+  if (::fstat(::fileno(fp), &st) == 0 && S_ISDIR(st.st_mode))
+    return Result<ImageU8>(ErrorKind::kImage, path + ": is a directory, not an image");
+  // Our own header read first: stb refuses some huge headers itself but then reports only
+  // "unknown image type" after trying every other format.
+  const DeclaredSize declared = probe_image_size(fp);
+  if (declared.known && (declared.w <= 0 || declared.h <= 0 || declared.w * declared.h > kMaxImagePixels))
+    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
+                                                  std::to_string(declared.h) + ", " +
+                                                  (declared.w <= 0 || declared.h <= 0
+                                                       ? std::string("an empty image")
+                                                       : "over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
+                                                             " megapixels") +
+                                                  "; refused before decoding");
   int w = 0, h = 0, comp = 0;
   g_decode_tracker = &mem;
   if (!stbi_info_from_file(fp, &w, &h, &comp)) {
     const char* why = stbi_failure_reason();
-    return Result<Image>(ErrorKind::kImage, path + ": not a decodable image (" + (why ? why : "unknown format") + ")");
+    // stb's JPEG header reader allocates: a failed allocation there is not a bad image.
+    if (why && std::string(why) == "outofmem")
+      return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory reading the image header");
+    return Result<ImageU8>(ErrorKind::kImage, path + ": not a decodable image (" + (why ? why : "unknown format") + ")");
   }
   if (w <= 0 || h <= 0 || (long long)w * h > kMaxImagePixels)
-    return Result<Image>(ErrorKind::kImage, path + ": image header says " + std::to_string(w) + "x" + std::to_string(h) +
-                                                ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
-                                                " megapixels; refused before decoding");
+    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(w) + "x" + std::to_string(h) +
+                                                  ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
+                                                  " megapixels; refused before decoding");
   int got_c = 0;
   unsigned char* pixels = stbi_load_from_file(fp, &w, &h, &got_c, 3);
   if (!pixels) {
     const char* why = stbi_failure_reason();
-    std::string reason = why ? why : "decode failed";
-    if (reason == "outofmem")
-      return Result<Image>(ErrorKind::kOutOfMemory, path + ": out of memory decoding the image");
-    return Result<Image>(ErrorKind::kImage, path + ": corrupt or truncated image (" + reason + ")");
+    std::string reason = why && *why ? why : "decode failed";
+    if (reason == "outofmem") return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory decoding the image");
+    return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt or truncated image (" + reason + ")");
   }
-  struct Freer {
-    unsigned char* p;
-    ~Freer() { stbi_image_free(p); }
-  } freer{pixels};
-  auto im = make_image(w, h, 3, mem);
+  ImageU8 im;
+  im.w = w;
+  im.h = h;
+  im.c = 3;
+  im.pixels_ = pixels;
+  im.mem_ = &mem;
+  return im;
+}
+
+Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem) {
+  auto src = load_image_u8(path, mem);
+  if (!src.ok()) return src.status();
+  auto im = make_image(src->w, src->h, 3, mem);
   if (!im.ok()) return im;
   float* dst = im->data.data();
-  const size_t plane = size_t(w) * h;
+  const size_t plane = size_t(src->w) * src->h;
+  const unsigned char* pixels = src->pixels();
   for (int k = 0; k < 3; ++k)
     for (size_t i = 0; i < plane; ++i) dst[k * plane + i] = float(pixels[i * 3 + k]) / 255.f;
   return im;

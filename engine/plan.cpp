@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include <cstdlib>
+
 namespace mdfi {
 
 Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes) {
@@ -72,5 +74,36 @@ std::vector<PlanNode> plan_nodes_for(const Network& net) {
 }
 
 Plan make_plan(const Network& net) { return plan_nodes(net.input_shape().bytes(), plan_nodes_for(net)); }
+
+}  // namespace mdfi
+
+namespace mdfi {
+
+Status check_budget(const Network& net, const Plan& plan, size_t extra_bytes, size_t budget_bytes) {
+  const size_t need = plan.peak_bytes + extra_bytes;
+  if (need <= budget_bytes) return Status::Ok();
+  const Layer& l = *net.layers[size_t(plan.peak_layer)];
+  return Status(ErrorKind::kBudget, "predicted peak " + format_bytes(need) + " is over --max-mem " +
+                                        format_bytes(budget_bytes) + ": layer " + std::to_string(plan.peak_layer) +
+                                        " [" + l.kind() + "] needs the most (" + format_bytes(plan.peak_bytes) +
+                                        " with the activations live at that point)");
+}
+
+Result<size_t> parse_size(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(v >= 0)) return Result<size_t>(ErrorKind::kUsage, "bad size '" + text + "' (e.g. 64M)");
+  std::string unit(end);
+  double mult = 1;
+  if (unit.empty() || unit == "B" || unit == "b") mult = 1;
+  else if (unit == "k" || unit == "K" || unit == "kB" || unit == "KB") mult = 1e3;
+  else if (unit == "M" || unit == "MB") mult = 1e6;
+  else if (unit == "G" || unit == "GB") mult = 1e9;
+  else if (unit == "Ki" || unit == "KiB") mult = 1024.;
+  else if (unit == "Mi" || unit == "MiB") mult = 1024. * 1024;
+  else if (unit == "Gi" || unit == "GiB") mult = 1024. * 1024 * 1024;
+  else return Result<size_t>(ErrorKind::kUsage, "bad size unit in '" + text + "' (use k, M, G, Ki, Mi, Gi)");
+  return size_t(v * mult);
+}
 
 }  // namespace mdfi

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "network.h"
@@ -44,5 +45,16 @@ struct Plan {
 Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes);
 std::vector<PlanNode> plan_nodes_for(const Network& net);
 Plan make_plan(const Network& net);
+
+}  // namespace mdfi
+
+namespace mdfi {
+
+// --max-mem: fails (kBudget) before any weights are read when the predicted peak is over
+// `budget_bytes`, naming the layer that needs the most.
+Status check_budget(const Network& net, const Plan& plan, size_t extra_bytes, size_t budget_bytes);
+
+// "64M", "1.5G", "800k", "123456" (bytes; k/M/G are powers of 1000, Ki/Mi/Gi of 1024).
+Result<size_t> parse_size(const std::string& text);
 
 }  // namespace mdfi
