@@ -1,0 +1,74 @@
+#include "image_probe.h"
+
+#include <cstring>
+
+namespace mdfi {
+namespace {
+
+int64_t be16(const unsigned char* p) { return int64_t(p[0]) << 8 | p[1]; }
+int64_t be32(const unsigned char* p) { return int64_t(p[0]) << 24 | int64_t(p[1]) << 16 | int64_t(p[2]) << 8 | p[3]; }
+int64_t le16(const unsigned char* p) { return int64_t(p[1]) << 8 | p[0]; }
+int64_t le32s(const unsigned char* p) {
+  return int64_t(int32_t(uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | p[0]));
+}
+
+// Walks JPEG marker segments by their lengths up to the first start-of-frame.
+DeclaredSize jpeg_size(std::FILE* fp) {
+  DeclaredSize d;
+  if (std::fseek(fp, 2, SEEK_SET) != 0) return d;
+  for (int segments = 0; segments < 4096; ++segments) {
+    int c = std::fgetc(fp);
+    if (c != 0xFF) return d;
+    while (c == 0xFF) c = std::fgetc(fp);  // fill bytes
+    if (c == EOF) return d;
+    if (c == 0x01 || (c >= 0xD0 && c <= 0xD7)) continue;  // markers without a length
+    unsigned char len[2];
+    if (std::fread(len, 1, 2, fp) != 2 || be16(len) < 2) return d;
+    const bool sof = c >= 0xC0 && c <= 0xCF && c != 0xC4 && c != 0xC8 && c != 0xCC;
+    if (sof) {
+      unsigned char f[5];
+      if (std::fread(f, 1, 5, fp) != 5) return d;
+      d.known = true;
+      d.h = be16(f + 1);
+      d.w = be16(f + 3);
+      return d;
+    }
+    if (c == 0xD9 || c == 0xDA) return d;  // end of image or scan data before any frame
+    if (std::fseek(fp, long(be16(len) - 2), SEEK_CUR) != 0) return d;
+  }
+  return d;
+}
+
+DeclaredSize probe(std::FILE* fp) {
+  DeclaredSize d;
+  unsigned char h[32] = {};
+  const size_t n = std::fread(h, 1, sizeof h, fp);
+  if (n >= 24 && std::memcmp(h, "\x89PNG\r\n\x1a\n", 8) == 0 && std::memcmp(h + 12, "IHDR", 4) == 0) {
+    d.known = true;
+    d.w = be32(h + 16);
+    d.h = be32(h + 20);
+  } else if (n >= 10 && (std::memcmp(h, "GIF87a", 6) == 0 || std::memcmp(h, "GIF89a", 6) == 0)) {
+    d.known = true;
+    d.w = le16(h + 6);
+    d.h = le16(h + 8);
+  } else if (n >= 26 && h[0] == 'B' && h[1] == 'M' && le32s(h + 14) >= 40) {
+    d.known = true;
+    d.w = le32s(h + 18);
+    d.h = le32s(h + 22);
+    if (d.h < 0) d.h = -d.h;  // top-down bitmaps store a negative height
+  } else if (n >= 3 && h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF) {
+    d = jpeg_size(fp);
+  }
+  return d;
+}
+
+}  // namespace
+
+DeclaredSize probe_image_size(std::FILE* fp) {
+  std::rewind(fp);
+  DeclaredSize d = probe(fp);
+  std::rewind(fp);
+  return d;
+}
+
+}  // namespace mdfi
