@@ -233,8 +233,14 @@ Result<std::vector<int>> SectionReader::get_int_list(const char* key) const {
 }
 
 Result<std::vector<float>> SectionReader::get_float_list(const char* key) const {
-  return parse_list<float>(*this, find(key), key, [](const char* s, char** e) { return std::strtof(s, e); },
-                           "numbers");
+  return parse_list<float>(*this, find(key), key,
+                           [](const char* s, char** e) {
+                             // "nan"/"inf" parse as floats but would poison every box: refuse them.
+                             const float v = std::strtof(s, e);
+                             if (!std::isfinite(v)) errno = ERANGE;
+                             return v;
+                           },
+                           "finite numbers");
 }
 
 void SectionReader::ignore(std::initializer_list<const char*> keys) const {

@@ -58,6 +58,11 @@ Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams*
     return Status(ErrorKind::kCfg, r.where() + ": [net] input " + std::to_string(net->w) + "x" +
                                        std::to_string(net->h) + "x" + std::to_string(net->c) +
                                        " is absurdly large (limit 16384x16384x4096)");
+  // Each axis may be in range while their product is not: refuse before anything is allocated.
+  if (size_t(net->w) * size_t(net->h) * size_t(net->c) > kMaxTensorFloats)
+    return Status(ErrorKind::kCfg, r.where() + ": [net] input " + std::to_string(net->w) + "x" +
+                                       std::to_string(net->h) + "x" + std::to_string(net->c) + " has more than " +
+                                       std::to_string(kMaxTensorFloats) + " values, refused");
   return Status::Ok();
 }
 

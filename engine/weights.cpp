@@ -100,6 +100,14 @@ Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int lay
     if (std::ferror(fp_)) return Status(ErrorKind::kIo, who + "read error (" + std::strerror(errno) + ")");
     return Status(ErrorKind::kWeights, who + "file ended early (truncated while running?)");
   }
+  // Policy: non-finite parameters are refused, never run. A NaN or Inf weight only ever comes
+  // from a corrupt or diverged file and silently turns every later output into NaN (no boxes, or
+  // garbage ones). One compare per value is noise next to the layer's multiply-adds.
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(dst[i]))
+      return Status(ErrorKind::kWeights, who + (std::isnan(dst[i]) ? "NaN" : "Inf") + " value at byte offset " +
+                                             std::to_string(pos + uint64_t(i) * 4) +
+                                             "; non-finite weights are refused (corrupt or diverged file?)");
   return Status::Ok();
 }
 

@@ -44,6 +44,7 @@ class WeightsFile {
   uint64_t file_bytes() const { return file_bytes_; }
 
   // Reads `count` floats at `offset_floats` past the header. Errors name the file and layer.
+  // A NaN or Inf among them is an error (kWeights): mdfi refuses non-finite weights.
   Status read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind);
 
  private:
