@@ -11,9 +11,9 @@ namespace mdfi::app {
 
 static void detections_of(const PreparedModel& pm, const RunArgs& args, const ImageRun& run, ImageResult& r) {
   const DetectOptions& opt = args.detect;
-  std::vector<Detection> dets = yolo_detections(pm.net, run.out, run.img_w, run.img_h, opt);
+  std::vector<Detection> dets = network_detections(pm.net, run.out, run.img_w, run.img_h, opt);
   const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
-  if (opt.nms > 0) nms_sort(dets, ncls, opt.nms);
+  if (opt.nms > 0) network_nms(pm.net, dets, ncls, opt.nms);
   std::vector<Found> found = collect_found(dets, run.img_w, run.img_h, opt.thresh);
   if (args.top > 0 && found.size() > size_t(args.top)) {
     // Darknet's order is kept for the boxes that remain.

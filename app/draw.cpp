@@ -43,8 +43,12 @@ Result<Canvas> load_canvas(const std::string& path) {
 }
 
 Rgb class_color(int class_id) {
-  double hue = std::fmod(0.11 + 0.6180339887 * class_id, 1.0) * 6.0;
-  const double s = 0.85, v = 0.95;
+  // Golden-ratio hue steps spread neighbouring ids apart; saturation and value alternate too, so
+  // ids whose hues land close together (80 COCO classes on one wheel) still differ.
+  const int id = class_id < 0 ? -class_id : class_id;
+  double hue = std::fmod(0.11 + 0.6180339887 * id, 1.0) * 6.0;
+  const double s = (id / 2) % 2 ? 0.6 : 0.9;
+  const double v = id % 2 ? 0.7 : 0.95;
   const int sector = int(hue) % 6;
   const double f = hue - std::floor(hue);
   const double p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
@@ -92,28 +96,49 @@ static Rgb text_color_on(Rgb bg) {
   return luma > 140 ? Rgb{0, 0, 0} : Rgb{255, 255, 255};
 }
 
-// A filled label tag; above (x, y) when there is room, else just below it.
-static void draw_tag(Canvas& c, int x, int y, const std::string& text, Rgb bg, int scale) {
+namespace {
+
+struct Rect {
+  int x0, y0, x1, y1;
+  bool overlaps(const Rect& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// A filled label tag at the box's top-left corner: above it when there is room, else just inside;
+// moved down past tags already placed so that no label hides another.
+void draw_tag(Canvas& c, int x, int y, const std::string& text, Rgb bg, int scale, std::vector<Rect>& placed) {
   const int pad = scale;
   const int tw = text_width(text, scale) + 2 * pad - scale;
   const int th = kGlyphH * scale + 2 * pad;
-  int ty = y - th;
-  if (ty < 0) ty = y;
-  int tx = std::min(x, c.w - tw);
-  tx = std::max(tx, 0);
+  const int tx = std::max(0, std::min(x, c.w - tw));
+  int ty = y - th >= 0 ? y - th : y;
+  for (int tries = 0; tries < 16; ++tries) {
+    bool clash = false;
+    for (const Rect& r : placed)
+      if (r.overlaps({tx, ty, tx + tw, ty + th})) {
+        clash = true;
+        ty = r.y1;
+        break;
+      }
+    if (!clash) break;
+  }
+  ty = std::max(0, std::min(ty, c.h - th));
+  placed.push_back({tx, ty, tx + tw, ty + th});
   c.fill(tx, ty, tx + tw, ty + th, bg);
   draw_text(c, tx + pad, ty + pad, text, text_color_on(bg), scale);
 }
+
+}  // namespace
 
 void draw_detections(Canvas& c, const std::vector<DetectionRecord>& dets) {
   const int scale = font_scale(c);
   const int thickness = std::max(2, int(std::min(c.w, c.h) * 0.006));
   for (const DetectionRecord& d : dets) draw_box(c, d.left, d.top, d.width, d.height, class_color(d.class_id), thickness);
   // Labels after every box, so no box is drawn over a label.
+  std::vector<Rect> placed;
   for (const DetectionRecord& d : dets) {
     char pct[16];
     std::snprintf(pct, sizeof pct, " %.0f%%", double(d.confidence) * 100);
-    draw_tag(c, d.left, d.top, d.name + pct, class_color(d.class_id), scale);
+    draw_tag(c, d.left, d.top, d.name + pct, class_color(d.class_id), scale, placed);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "model_args.h"
 
+#include "compat.h"
 #include "named_nets.h"
 
 namespace mdfi::app {
@@ -12,7 +13,9 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
   if (with_weights) {
     cmd.add_option("--weights,-w", args.weights, "Darknet .weights file (default: $MDFI_WEIGHTS, then the weights directory)");
     cmd.add_option("--names,--labels", args.names, "label file, one name per line");
-    cmd.add_option("--compat", args.compat, "layer and pre/post-processing semantics: pjreddie (alexeyab, auto: not yet)")
+    cmd.add_option("--compat", args.compat,
+                   "Darknet semantics: pjreddie (letterbox, IoU NMS), alexeyab (resize unless letter_box=1, the cfg's "
+                   "NMS, scale_x_y), auto (alexeyab when the cfg uses anything only AlexeyAB has)")
         ->capture_default_str()
         ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
   }
@@ -55,9 +58,8 @@ Result<Network> build_model(const ResolvedModel& m, const ModelArgs& args) {
   BuildOptions opts;
   opts.width = args.width;
   opts.height = args.height;
-  if (args.compat == "alexeyab")
-    return Result<Network>(ErrorKind::kUnsupported, "--compat alexeyab is not implemented yet; use --compat pjreddie");
-  opts.compat = Compat::kPjreddie;
+  if (!parse_compat(args.compat, &opts.compat))
+    return Result<Network>(ErrorKind::kUsage, "--compat must be pjreddie, alexeyab or auto (got '" + args.compat + "')");
   return load_network_cfg(m.cfg_path, opts);
 }
 

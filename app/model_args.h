@@ -15,7 +15,7 @@ struct ModelArgs {
   std::string weights;  // --weights FILE
   std::string names;    // --names FILE
   int width = 0, height = 0;
-  std::string compat = "pjreddie";
+  std::string compat = "auto";  // pjreddie | alexeyab | auto (engine/compat.h decides)
 };
 
 void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, bool with_weights);

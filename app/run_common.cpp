@@ -34,7 +34,16 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   pm.net = std::move(*net);
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
+  if (verbosity().verbose)
+    std::fprintf(stderr, "mdfi: compat %s (%s); input %s\n", to_string(pm.net.net.compat),
+                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)");
   pm.plan = make_plan(pm.net);
+  if (!args.max_mem.empty()) {
+    auto budget = parse_size(args.max_mem);
+    if (!budget.ok()) return budget.status();
+    // Checked before a single weight is read.
+    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
+  }
   auto wf = WeightsFile::open(pm.model.weights_path);
   if (!wf.ok()) return wf.status();
   pm.weights = std::move(*wf);
@@ -64,8 +73,10 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
     if (im->c != pm.net.net.c)
       return Result<ImageRun>(ErrorKind::kImage, path + ": network wants " + std::to_string(pm.net.net.c) +
                                                      " channels, the image decodes to " + std::to_string(im->c));
-    // The letterboxed image becomes the network input itself (no copy).
-    auto boxed = letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations);
+    // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image becomes the network
+    // input itself (no copy).
+    auto boxed = pm.net.net.letterbox ? letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations)
+                                      : resize_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations);
     if (!boxed.ok()) return boxed.status();
     input = std::move(boxed->data);
   }
@@ -86,7 +97,10 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
       return write_npy(dump + name, out, {size_t(l.out.c), size_t(l.out.h), size_t(l.out.w)});
     };
   hooks.on_layer = [&run](const LayerRunStats& s) { run.stats.push_back(s); };
-  auto out = run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks);
+  ExecOptions exec;
+  exec.reference = args.reference;
+  exec.threads = args.threads > 0 ? args.threads : default_threads();
+  auto out = run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);
   if (!out.ok()) return out.status();
   run.out = std::move(*out);
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -29,6 +29,10 @@ struct RunArgs {
   std::string dump_dir;
   std::string mem_report;  // "-" = stderr table, else a JSON file
   bool mem_report_on = false;
+  std::string mem_plot;    // --mem-plot FILE.svg
+  std::string max_mem;     // --max-mem SIZE ("" = no budget)
+  int threads = 0;         // --threads (0 = all cores)
+  bool reference = false;  // --reference: the plain reference kernels (parity oracle)
 };
 
 struct PreparedModel {

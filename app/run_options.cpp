@@ -63,6 +63,19 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->expected(0, 1)
       ->default_str("-")
       ->group(diag);
+  cmd.add_option("--mem-plot", args.mem_plot, "draw per-layer heap (weights/activations/workspace) as an SVG file")
+      ->group(diag);
+
+  const char* perf = "Memory and speed";
+  cmd.add_option("--max-mem", args.max_mem,
+                 "refuse to run (exit 4) when the predicted peak heap is over SIZE, e.g. 64M or 1.5G")
+      ->group(perf);
+  cmd.add_option("--threads,-j", args.threads, "compute threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024))
+      ->group(perf);
+  cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
+      ->group(perf);
 }
 
 }  // namespace mdfi::app

@@ -1,5 +1,6 @@
 #include "activation.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mdfi {
@@ -15,7 +16,18 @@ const Named kNames[] = {
     {"relie", Activation::kRelie},   {"ramp", Activation::kRamp},         {"leaky", Activation::kLeaky},
     {"tanh", Activation::kTanh},     {"plse", Activation::kPlse},         {"stair", Activation::kStair},
     {"hardtan", Activation::kHardtan}, {"lhtan", Activation::kLhtan},
+    {"mish", Activation::kMish},       {"swish", Activation::kSwish},       {"relu6", Activation::kRelu6},
+    {"hard_mish", Activation::kHardMish}, {"gelu", Activation::kGelu},
 };
+
+// AlexeyAB evaluates its activations in float (expf, tanhf), unlike pjreddie's double literals.
+float logistic_f(float x) { return 1.f / (1.f + std::exp(-x)); }
+float tanh_f(float x) { return 2.f / (1.f + std::exp(-2.f * x)) - 1.f; }
+float softplus_f(float x, float threshold) {
+  if (x > threshold) return x;
+  if (x < -threshold) return std::exp(x);
+  return std::log(std::exp(x) + 1.f);
+}
 
 }  // namespace
 
@@ -32,6 +44,14 @@ const char* to_string(Activation a) {
   for (const Named& n : kNames)
     if (n.act == a) return n.name;
   return "?";
+}
+
+bool is_alexeyab_activation(Activation a) {
+  switch (a) {
+    case Activation::kMish: case Activation::kSwish: case Activation::kRelu6: case Activation::kHardMish:
+    case Activation::kGelu: return true;
+    default: return false;
+  }
 }
 
 std::string activation_names() {
@@ -73,6 +93,14 @@ float activate(float x, Activation a) {
       if (x < 0) return float(.001 * d);
       if (x > 1) return float(.001 * (d - 1) + 1);
       return x;
+    case Activation::kMish: return x * tanh_f(softplus_f(x, 20.f));  // AlexeyAB's MISH_THRESHOLD
+    case Activation::kSwish: return x * logistic_f(x);
+    case Activation::kRelu6: return std::min(std::max(x, 0.f), 6.f);
+    case Activation::kHardMish:
+      if (x > 0) return x;
+      if (x > -2) return x * x / 2 + x;
+      return 0;
+    case Activation::kGelu: return 0.5f * x * (1.f + std::tanh(0.797885f * x + 0.035677f * x * x * x));
   }
   return x;
 }

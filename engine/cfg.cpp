@@ -54,6 +54,8 @@ const Alias kAliases[] = {
     {"lstm", "lstm"},
     {"crnn", "crnn"},
     {"iseg", "iseg"},
+    {"scale_channels", "scale_channels"},  // AlexeyAB
+    {"sam", "sam"},                        // AlexeyAB
 };
 
 std::string strip_all_space(const std::string& s) {

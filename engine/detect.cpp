@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "image.h"
+#include "layers/detection.h"
+#include "layers/region.h"
 #include "layers/yolo.h"
 
 namespace mdfi {
@@ -21,6 +23,31 @@ float box_iou(const Box& a, const Box& b) {
   const float inter = (w < 0 || h < 0) ? 0 : w * h;
   const float uni = a.w * a.h + b.w * b.h - inter;
   return inter / uni;
+}
+
+// correct_yolo_boxes / correct_region_boxes: undo the letterbox, in Darknet's float/double mix.
+static void correct_boxes(std::vector<Detection>& dets, size_t first, int img_w, int img_h, int netw, int neth,
+                          bool letterbox) {
+  int new_w = netw, new_h = neth;
+  if (letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
+  for (size_t k = first; k < dets.size(); ++k) {
+    Box& b = dets[k].bbox;
+    b.x = float((b.x - (netw - new_w) / 2. / netw) / (float(new_w) / netw));
+    b.y = float((b.y - (neth - new_h) / 2. / neth) / (float(new_h) / neth));
+    b.w *= float(netw) / new_w;
+    b.h *= float(neth) / new_h;
+  }
+}
+
+float box_diou(const Box& a, const Box& b, float beta) {
+  const float top = std::min(a.y - a.h / 2, b.y - b.h / 2), bot = std::max(a.y + a.h / 2, b.y + b.h / 2);
+  const float left = std::min(a.x - a.w / 2, b.x - b.w / 2), right = std::max(a.x + a.w / 2, b.x + b.w / 2);
+  const float w = right - left, h = bot - top;
+  const float c = w * w + h * h;
+  const float iou = box_iou(a, b);
+  if (c == 0) return iou;
+  const float d = (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y);
+  return iou - float(std::pow(double(d / c), double(beta)));
 }
 
 std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
@@ -45,8 +72,13 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
         const int a = l->mask[n];
         d.bbox.x = (col + p[0]) / l->out.w;
         d.bbox.y = (row + p[hw]) / l->out.h;
-        d.bbox.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
-        d.bbox.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
+        if (l->new_coords) {  // AlexeyAB: the conv's logistic output t, w = 4 t^2 anchor
+          d.bbox.w = p[2 * hw] * p[2 * hw] * 4 * l->anchors[2 * a] / netw;
+          d.bbox.h = p[3 * hw] * p[3 * hw] * 4 * l->anchors[2 * a + 1] / neth;
+        } else {
+          d.bbox.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
+          d.bbox.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
+        }
         d.objectness = objectness;
         d.prob.resize(l->classes);
         for (int j = 0; j < l->classes; ++j) {
@@ -56,16 +88,7 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
         dets.push_back(std::move(d));
       }
     }
-    // correct_yolo_boxes: undo the letterbox, in Darknet's float/double mix.
-    int new_w = netw, new_h = neth;
-    if (opt.letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
-    for (size_t k = first; k < dets.size(); ++k) {
-      Box& b = dets[k].bbox;
-      b.x = float((b.x - (netw - new_w) / 2. / netw) / (float(new_w) / netw));
-      b.y = float((b.y - (neth - new_h) / 2. / neth) / (float(new_h) / neth));
-      b.w *= float(netw) / new_w;
-      b.h *= float(neth) / new_h;
-    }
+    correct_boxes(dets, first, img_w, img_h, netw, neth, opt.letterbox);
   }
   return dets;
 }
@@ -108,6 +131,113 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
     }
   }
   return found;
+}
+
+// get_region_detections (pjreddie): every anchor of every cell; those at or under the
+// threshold have objectness 0 and no class scores, which NMS and printing then skip.
+static void region_detections(const RegionLayer& l, const float* pred, int img_w, int img_h, int netw, int neth,
+                              const DetectOptions& opt, std::vector<Detection>& dets) {
+  const size_t hw = size_t(l.out.w) * l.out.h;
+  const size_t first = dets.size();
+  for (size_t i = 0; i < hw; ++i) {
+    const int row = int(i / l.out.w), col = int(i % l.out.w);
+    for (int n = 0; n < l.n; ++n) {
+      const float scale = l.background ? 1.f : pred[l.entry(n, i, l.coords)];
+      if (!(scale > opt.thresh)) continue;  // objectness 0: dropped before NMS anyway
+      Detection d;
+      d.bbox.x = (col + pred[l.entry(n, i, 0)]) / l.out.w;
+      d.bbox.y = (row + pred[l.entry(n, i, 1)]) / l.out.h;
+      d.bbox.w = float(std::exp(pred[l.entry(n, i, 2)]) * l.anchors[2 * n] / l.out.w);
+      d.bbox.h = float(std::exp(pred[l.entry(n, i, 3)]) * l.anchors[2 * n + 1] / l.out.h);
+      d.objectness = scale;
+      d.prob.resize(size_t(l.classes));
+      for (int j = 0; j < l.classes; ++j) {
+        const float prob = scale * pred[l.entry(n, i, l.coords + 1 + j)];
+        d.prob[size_t(j)] = prob > opt.thresh ? prob : 0;
+      }
+      dets.push_back(std::move(d));
+    }
+  }
+  correct_boxes(dets, first, img_w, img_h, netw, neth, opt.letterbox);
+}
+
+// get_detection_detections (pjreddie) with relative coordinates, as `darknet yolo test` calls it.
+static void v1_detections(const DetectionLayer& l, const float* pred, const DetectOptions& opt,
+                          std::vector<Detection>& dets) {
+  const int side = l.side, cells = side * side;
+  for (int i = 0; i < cells; ++i) {
+    const int row = i / side, col = i % side;
+    for (int n = 0; n < l.n; ++n) {
+      const size_t p_index = size_t(cells) * l.classes + size_t(i) * l.n + n;
+      const float scale = pred[p_index];
+      const size_t box = size_t(cells) * (l.classes + l.n) + (size_t(i) * l.n + n) * 4;
+      Detection d;
+      d.bbox.x = (pred[box + 0] + col) / side;
+      d.bbox.y = (pred[box + 1] + row) / side;
+      d.bbox.w = float(std::pow(double(pred[box + 2]), l.sqrt ? 2.0 : 1.0));
+      d.bbox.h = float(std::pow(double(pred[box + 3]), l.sqrt ? 2.0 : 1.0));
+      d.objectness = scale;
+      d.prob.resize(size_t(l.classes));
+      bool any = false;
+      for (int j = 0; j < l.classes; ++j) {
+        const float prob = scale * pred[size_t(i) * l.classes + j];
+        d.prob[size_t(j)] = prob > opt.thresh ? prob : 0;
+        any = any || d.prob[size_t(j)] > 0;
+      }
+      if (any) dets.push_back(std::move(d));  // the rest can never be printed or suppress anything
+    }
+  }
+}
+
+std::vector<Detection> network_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
+                                          const DetectOptions& opt) {
+  DetectOptions o = opt;
+  o.letterbox = opt.letterbox && net.net.letterbox;
+  std::vector<Detection> dets = yolo_detections(net, out, img_w, img_h, o);
+  for (const auto& lp : net.layers) {
+    const float* pred = out.output_of(net, lp->index);
+    if (!pred) continue;
+    if (const auto* r = dynamic_cast<const RegionLayer*>(lp.get()))
+      region_detections(*r, pred, img_w, img_h, net.net.w, net.net.h, o, dets);
+    else if (const auto* d = dynamic_cast<const DetectionLayer*>(lp.get()))
+      v1_detections(*d, pred, o, dets);
+  }
+  return dets;
+}
+
+static const YoloLayer* last_yolo(const Network& net) {
+  const YoloLayer* last = nullptr;
+  for (const auto& lp : net.layers)
+    if (const auto* y = dynamic_cast<const YoloLayer*>(lp.get())) last = y;
+  return last;
+}
+
+void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, float beta) {
+  std::stable_partition(dets.begin(), dets.end(), [](const Detection& d) { return d.objectness != 0; });
+  size_t total = 0;
+  while (total < dets.size() && dets[total].objectness != 0) ++total;
+  for (int k = 0; k < classes; ++k) {
+    std::stable_sort(dets.begin(), dets.begin() + long(total),
+                     [k](const Detection& a, const Detection& b) { return a.prob[k] > b.prob[k]; });
+    for (size_t i = 0; i < total; ++i) {
+      if (dets[i].prob[k] == 0) continue;
+      for (size_t j = i + 1; j < total; ++j)
+        if (box_diou(dets[i].bbox, dets[j].bbox, beta) > thresh) dets[j].prob[k] = 0;
+    }
+  }
+}
+
+void network_nms(const Network& net, std::vector<Detection>& dets, int classes, float thresh) {
+  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
+  if (!y || y->nms_kind == NmsKind::kDefault) return nms_sort(dets, classes, thresh);
+  diou_nms_sort(dets, classes, thresh, y->nms_kind == NmsKind::kGreedy ? 0.6f : y->beta_nms);
+}
+
+std::string describe_nms(const Network& net) {
+  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
+  if (!y || y->nms_kind == NmsKind::kDefault) return "IoU NMS (do_nms_sort)";
+  if (y->nms_kind == NmsKind::kGreedy) return "DIoU NMS (greedynms, exponent 0.6)";
+  return "DIoU NMS (diounms, beta_nms " + std::to_string(y->beta_nms) + ")";
 }
 
 }  // namespace mdfi

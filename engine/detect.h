@@ -1,7 +1,9 @@
-// Detection post-processing with pjreddie Darknet's semantics: YOLO box decoding, the letterbox
-// correction back to image coordinates, objectness x class thresholds and do_nms_sort.
+// Detection post-processing with Darknet's semantics: YOLO/region/detection box decoding, the
+// letterbox correction back to image coordinates, objectness x class thresholds and NMS
+// (pjreddie's do_nms_sort, or AlexeyAB's DIoU NMS when its semantics are in force).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "executor.h"
@@ -35,6 +37,20 @@ struct DetectOptions {
 };
 
 float box_iou(const Box& a, const Box& b);
+// AlexeyAB's distance-IoU: IoU - (centre distance^2 / enclosing diagonal^2)^beta.
+float box_diou(const Box& a, const Box& b, float beta);
+
+// Every head of the network: [yolo] (with AlexeyAB's new_coords when in force), [region]
+// (YOLOv2) and [detection] (YOLOv1, relative boxes as Darknet's `yolo test` gives them). Boxes are
+// corrected back from the letterbox only when net.net.letterbox says the input was letterboxed.
+std::vector<Detection> network_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
+                                          const DetectOptions& opt);
+// The NMS the network's semantics call for: pjreddie's do_nms_sort, or under AlexeyAB the
+// nms_kind of the last [yolo] layer (greedynms: DIoU with exponent 0.6; diounms: beta_nms).
+void network_nms(const Network& net, std::vector<Detection>& dets, int classes, float thresh);
+void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, float beta);
+// A one-line description of the NMS network_nms runs, for -v.
+std::string describe_nms(const Network& net);
 std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
                                        const DetectOptions& opt);
 void nms_sort(std::vector<Detection>& dets, int classes, float thresh);

@@ -21,7 +21,11 @@ const char* to_string(Compat c);
 // [net] settings that matter at inference.
 struct NetParams {
   int w = 0, h = 0, c = 0;
-  Compat compat = Compat::kPjreddie;
+  Compat compat = Compat::kPjreddie;  // resolved: never kAuto once built
+  std::string compat_reason;          // why that compat is in force (for -v)
+  // Detector input: letterbox (aspect kept, grey pad) or plain resize. pjreddie always
+  // letterboxes; AlexeyAB only with [net] letter_box=1. Boxes are corrected back only when set.
+  bool letterbox = true;
 };
 
 // Reads this layer's parameters from the weights file; offsets are in floats from the start of

@@ -2,7 +2,18 @@
 
 #include <map>
 
+#include "compat.h"
+
 #include "layers/avgpool.h"
+#include "layers/batchnorm.h"
+#include "layers/crop.h"
+#include "layers/detection.h"
+#include "layers/local.h"
+#include "layers/normalization.h"
+#include "layers/region.h"
+#include "layers/reorg.h"
+#include "layers/sam.h"
+#include "layers/scale_channels.h"
 #include "layers/connected.h"
 #include "layers/conv.h"
 #include "layers/dropout.h"
@@ -26,6 +37,11 @@ const std::map<std::string, Factory>& factories() {
       {"upsample", &UpsampleLayer::create},    {"yolo", &YoloLayer::create},
       {"dropout", &IdentityLayer::create_dropout}, {"cost", &IdentityLayer::create_cost},
       {"softmax", &SoftmaxLayer::create},
+      {"region", &RegionLayer::create},        {"reorg", &ReorgLayer::create},
+      {"detection", &DetectionLayer::create},  {"local", &LocalLayer::create},
+      {"crop", &CropLayer::create},            {"batchnorm", &BatchnormLayer::create},
+      {"normalization", &NormalizationLayer::create},
+      {"scale_channels", &ScaleChannelsLayer::create}, {"sam", &SamLayer::create},
   };
   return f;
 }
@@ -42,14 +58,19 @@ Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams*
   r.ignore({"batch", "subdivisions", "learning_rate", "momentum", "decay", "burn_in", "max_batches", "policy",
             "steps", "scales", "angle", "saturation", "exposure", "hue", "max_crop", "min_crop", "aspect",
             "power", "gamma", "step", "rate", "random", "time_steps", "notruth", "adam", "B1", "B2", "eps",
-            "max_chart_loss", "mosaic", "mixup", "cutmix", "blur", "flip", "letter_box", "track", "augment_speed",
+            "max_chart_loss", "mosaic", "mixup", "cutmix", "blur", "flip", "track", "augment_speed",
             "sequential_subdivisions", "try_fix_nan", "label_smooth_eps", "optimized_memory", "workspace_size_limit_MB",
             "adversarial_lr", "attention", "dynamic_minibatch", "gaussian_noise", "center", "inputs", "max_batches",
             "loss_scale", "contrastive", "unsupervised", "use_cuda_graph", "ema_alpha", "num_boxes", "trained"});
   net->w = opts.width > 0 ? opts.width : *w;
   net->h = opts.height > 0 ? opts.height : *h;
   net->c = *c;
-  net->compat = opts.compat;
+  const CompatChoice choice = resolve_compat(cfg, opts.compat);
+  net->compat = choice.compat;
+  net->compat_reason = choice.reason;
+  auto letter_box = r.get_int("letter_box", 0);  // AlexeyAB; pjreddie always letterboxes
+  if (!letter_box.ok()) return letter_box.status();
+  net->letterbox = net->compat == Compat::kPjreddie || *letter_box != 0;
   if (net->w <= 0 || net->h <= 0 || net->c <= 0)
     return Status(ErrorKind::kCfg, r.where() + ": [net] needs positive width, height and channels (got " +
                                        std::to_string(net->w) + "x" + std::to_string(net->h) + "x" +
@@ -126,6 +147,9 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
     netw.layers.push_back(std::move(layer));
   }
   if (netw.layers.empty()) return Result<Network>(ErrorKind::kCfg, cfg.path + ": the cfg has no layers after [net]");
+  // YOLOv1's [detection] boxes are relative to a plainly resized input (Darknet's `yolo test`).
+  for (const auto& l : netw.layers)
+    if (std::string(l->kind()) == "detection") netw.net.letterbox = false;
   netw.warnings = unused_key_warnings(cfg);
   return netw;
 }

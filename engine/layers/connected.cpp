@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "../gemm.h"
+#include "batchnorm.h"
 #include "conv.h"
 
 namespace mdfi {
@@ -22,6 +23,7 @@ LayerResult ConnectedLayer::create(const SectionReader& r, const BuildContext& c
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
   if (*outputs <= 0) return LayerResult(ErrorKind::kCfg, r.where("output") + ": output must be > 0");
+  l->compat = ctx.net.compat;
   l->outputs = *outputs;
   l->batch_normalize = *bn != 0;
   l->in = ctx.input;
@@ -79,7 +81,7 @@ Status ConnectedLayer::forward(LayerIO& io) const {
     gemm_nt_ref(1, r1 - r0, int(k), io.inputs[0], int(k), block->data(), int(k), io.output + r0, outputs);
   }
   block->reset();
-  if (batch_normalize) batchnorm_inference(io.output, outputs, 1, bn.data() + n, bn.data() + 2 * n, bn.data());
+  if (batch_normalize) batchnorm_compat(io.output, outputs, 1, bn.data() + n, bn.data() + 2 * n, bn.data(), compat);
   add_bias(io.output, outputs, 1, bias->data());
   activate_array(io.output, n, activation);
   return Status::Ok();

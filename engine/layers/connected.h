@@ -26,6 +26,7 @@ class ConnectedLayer : public Layer {
   int outputs = 0;
   bool batch_normalize = false;
   Activation activation = Activation::kLogistic;
+  Compat compat = Compat::kPjreddie;  // picks the batch-norm formula
 };
 
 }  // namespace mdfi

@@ -5,6 +5,7 @@
 
 #include "../gemm.h"
 #include "../im2col.h"
+#include "batchnorm.h"
 
 namespace mdfi {
 
@@ -31,6 +32,7 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   std::string act = r.get_string("activation", "logistic");
   r.ignore({"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"});
 
+  l->compat = ctx.net.compat;
   l->filters = *filters;
   l->size = *size;
   l->stride = *stride;
@@ -151,7 +153,8 @@ Status ConvLayer::forward(LayerIO& io) const {
   weights->reset();
   const float* biases = head->data();
   if (batch_normalize)
-    batchnorm_inference(io.output, filters, size_t(N), head->data() + 2 * n, head->data() + 3 * n, head->data() + n);
+    batchnorm_compat(io.output, filters, size_t(N), head->data() + 2 * n, head->data() + 3 * n, head->data() + n,
+                     compat);
   add_bias(io.output, filters, size_t(N), biases);
   activate_array(io.output, out.count(), activation);
   return Status::Ok();

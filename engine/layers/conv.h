@@ -23,6 +23,7 @@ class ConvLayer : public Layer {
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
   bool batch_normalize = false;
   Activation activation = Activation::kLogistic;
+  Compat compat = Compat::kPjreddie;  // picks the batch-norm formula
 
   size_t weight_floats() const { return size_t(filters) * (in.c / groups) * size * size; }
   bool direct_1x1() const { return size == 1 && stride == 1 && pad == 0; }

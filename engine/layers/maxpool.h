@@ -14,6 +14,8 @@ class MaxPoolLayer : public Layer {
   Status forward(LayerIO& io) const override;
 
   int size = 1, stride = 1, padding = 0;
+  // AlexeyAB maxpool_depth=1: max across channels g, g+out_channels, ... at each pixel instead.
+  bool depth = false;
 };
 
 }  // namespace mdfi

@@ -30,7 +30,26 @@ LayerResult RouteLayer::create(const SectionReader& r, const BuildContext& ctx) 
                                               "x" + std::to_string(l->source_shapes[0].h) + ")");
     l->sources.push_back(*idx);
     l->source_shapes.push_back(s);
+    // Listing a huge layer many times would overflow the int channel count.
+    if (l->out.c > (1 << 30) - s.c)
+      return LayerResult(ErrorKind::kCfg, r.where("layers") + ": layer " + std::to_string(ctx.index) +
+                                              " route output has absurdly many channels, refused");
     l->out.c += s.c;
+  }
+  if (ctx.net.compat == Compat::kAlexeyAB) {
+    auto groups = r.get_int("groups", 1);
+    if (!groups.ok()) return groups.status();
+    auto group_id = r.get_int("group_id", 0);
+    if (!group_id.ok()) return group_id.status();
+    if (*groups <= 0 || *group_id < 0 || *group_id >= *groups)
+      return LayerResult(ErrorKind::kCfg, r.where("groups") + ": [route] needs groups > 0 and 0 <= group_id < groups");
+    for (const Shape& s : l->source_shapes)
+      if (s.c % *groups != 0)
+        return LayerResult(ErrorKind::kCfg, r.where("groups") + ": groups=" + std::to_string(*groups) +
+                                                " does not divide a source's " + std::to_string(s.c) + " channels");
+    l->groups = *groups;
+    l->group_id = *group_id;
+    l->out.c /= l->groups;
   }
   l->in = l->source_shapes[0];
   l->out.w = l->in.w;
@@ -47,8 +66,9 @@ std::string RouteLayer::detail() const {
 Status RouteLayer::forward(LayerIO& io) const {
   float* dst = io.output;
   for (size_t i = 0; i < sources.size(); ++i) {
-    std::memcpy(dst, io.inputs[i], source_shapes[i].bytes());
-    dst += source_shapes[i].count();
+    const size_t part = source_shapes[i].count() / size_t(groups);
+    std::memcpy(dst, io.inputs[i] + part * size_t(group_id), part * sizeof(float));
+    dst += part;
   }
   return Status::Ok();
 }

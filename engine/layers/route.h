@@ -1,4 +1,5 @@
-// [route]: channel-wise concatenation of earlier layers' outputs (negative indices are relative).
+// [route]: channel-wise concatenation of earlier layers' outputs (negative indices are relative),
+// optionally of one channel group of each (AlexeyAB's groups/group_id).
 #pragma once
 
 #include "../layer.h"
@@ -11,6 +12,10 @@ class RouteLayer : public Layer {
   const char* kind() const override { return "route"; }
   std::string detail() const override;
   Status forward(LayerIO& io) const override;
+
+  // AlexeyAB (YOLOv4-tiny): each source is split into `groups` equal channel slices and only
+  // slice `group_id` is taken. Honoured under AlexeyAB semantics only; pjreddie ignores the keys.
+  int groups = 1, group_id = 0;
 };
 
 // Resolves a Darknet layer reference (negative = relative to `index`) and checks it points to an

@@ -1,13 +1,55 @@
 #include "shortcut.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 
 #include "route.h"
 
 namespace mdfi {
 
+static LayerResult create_alexeyab(const SectionReader& r, const BuildContext& ctx) {
+  auto l = std::make_unique<ShortcutLayer>();
+  l->alexeyab = true;
+  auto from = r.get_int_list("from");
+  if (!from.ok()) return from.status();
+  if (from->empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] needs from=");
+  std::string act = r.get_string("activation", "linear");
+  if (!parse_activation(act, &l->activation))
+    return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
+                                            "' (known: " + activation_names() + ")");
+  const std::string wt = r.get_string("weights_type", "none");
+  if (wt == "per_feature" || wt == "per_layer") l->weights_type = ShortcutLayer::Weights::kPerFeature;
+  else if (wt == "per_channel") l->weights_type = ShortcutLayer::Weights::kPerChannel;
+  else if (wt != "none")
+    return LayerResult(ErrorKind::kCfg, r.where("weights_type") + ": unknown weights_type '" + wt +
+                                            "' (known: none, per_feature, per_layer, per_channel)");
+  const std::string wn = r.get_string("weights_normalization", "none");
+  if (wn == "relu" || wn == "avg_relu") l->weights_normalization = ShortcutLayer::Normalize::kRelu;
+  else if (wn == "softmax") l->weights_normalization = ShortcutLayer::Normalize::kSoftmax;
+  else if (wn != "none")
+    return LayerResult(ErrorKind::kCfg, r.where("weights_normalization") + ": unknown weights_normalization '" + wn +
+                                            "' (known: none, relu, softmax)");
+  const Shape prev = ctx.input;
+  l->sources = {ctx.index - 1};
+  l->source_shapes = {prev};
+  for (int ref : *from) {
+    auto idx = resolve_layer_ref(ref, ctx, r.where("from"), "shortcut from");
+    if (!idx.ok()) return idx.status();
+    l->sources.push_back(*idx);
+    l->source_shapes.push_back(ctx.built[size_t(*idx)]->out);
+  }
+  const int n = int(from->size());
+  if (l->weights_type == ShortcutLayer::Weights::kPerFeature) l->nweights = n + 1;
+  if (l->weights_type == ShortcutLayer::Weights::kPerChannel) l->nweights = (n + 1) * prev.c;
+  l->in = prev;
+  l->out = prev;
+  return LayerResult(std::unique_ptr<Layer>(std::move(l)));
+}
+
 LayerResult ShortcutLayer::create(const SectionReader& r, const BuildContext& ctx) {
+  if (ctx.net.compat == Compat::kAlexeyAB) return create_alexeyab(r, ctx);
   auto l = std::make_unique<ShortcutLayer>();
   if (!r.has("from")) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] needs from=");
   auto from = r.get_int("from", 0);
@@ -43,7 +85,55 @@ LayerResult ShortcutLayer::create(const SectionReader& r, const BuildContext& ct
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));
 }
 
+std::vector<ParamSegment> ShortcutLayer::param_layout() const {
+  if (nweights == 0) return {};
+  return {{ParamRole::kWeight, size_t(nweights), sources.size()}};
+}
+
+Status ShortcutLayer::forward_alexeyab(LayerIO& io) const {
+  const size_t outputs = out.count();
+  const int n = int(sources.size()) - 1;
+  Buffer weights;
+  if (nweights > 0) {
+    auto w = load_params(io, 0, size_t(nweights), "shortcut weights");
+    if (!w.ok()) return w.status();
+    weights = std::move(*w);
+  }
+  const float* wts = weights.empty() ? nullptr : weights.data();
+  // One weight per source (per_feature) or per source and channel (per_channel).
+  const size_t layer_step = nweights ? size_t(nweights) / size_t(n + 1) : 0;
+  const size_t step = nweights ? outputs / layer_step : 1;
+  for (size_t id = 0; id < outputs; ++id) {
+    float sum = 1, max_val = -FLT_MAX;
+    if (wts && weights_normalization != Normalize::kNone) {
+      if (weights_normalization == Normalize::kSoftmax)
+        for (int i = 0; i <= n; ++i) max_val = std::max(max_val, wts[id / step + size_t(i) * layer_step]);
+      sum = 0.0001f;  // AlexeyAB's eps
+      for (int i = 0; i <= n; ++i) {
+        const float w = wts[id / step + size_t(i) * layer_step];
+        sum += weights_normalization == Normalize::kRelu ? std::max(w, 0.f) : std::exp(w - max_val);
+      }
+    }
+    auto weight = [&](int i) {
+      float w = wts[id / step + size_t(i) * layer_step];
+      if (weights_normalization == Normalize::kRelu) w = std::max(w, 0.f) / sum;
+      else if (weights_normalization == Normalize::kSoftmax) w = std::exp(w - max_val) / sum;
+      return w;
+    };
+    float o = wts ? io.inputs[0][id] * weight(0) : io.inputs[0][id];
+    for (int i = 0; i < n; ++i) {
+      if (id >= source_shapes[size_t(i) + 1].count()) continue;  // smaller sources cover a prefix
+      const float add = io.inputs[size_t(i) + 1][id];
+      o += wts ? add * weight(i + 1) : add;
+    }
+    io.output[id] = o;
+  }
+  activate_array(io.output, outputs, activation);
+  return Status::Ok();
+}
+
 Status ShortcutLayer::forward(LayerIO& io) const {
+  if (alexeyab) return forward_alexeyab(io);
   const Shape& a = source_shapes[1];  // the "from" layer, added in
   const Shape& o = out;
   std::memcpy(io.output, io.inputs[0], o.bytes());

@@ -1,6 +1,7 @@
 // [shortcut]: residual add of an earlier layer onto the previous one, out = alpha*prev +
 // beta*from, then an activation. Sources of a different size are subsampled or repeated as
-// Darknet's shortcut_cpu does (ResNet-50's projection blocks need it).
+// Darknet's shortcut_cpu does (ResNet-50's projection blocks need it). Under AlexeyAB semantics
+// its multi-source, weighted form (weights_type, weights_normalization) instead.
 #pragma once
 
 #include "../activation.h"
@@ -13,10 +14,25 @@ class ShortcutLayer : public Layer {
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
   const char* kind() const override { return "res"; }
   std::string detail() const override { return "  " + std::to_string(sources[1]); }
+  size_t param_floats() const override { return size_t(nweights); }
+  std::vector<ParamSegment> param_layout() const override;
   Status forward(LayerIO& io) const override;
 
   float alpha = 1, beta = 1;
   Activation activation = Activation::kLinear;
+
+  // AlexeyAB form: several `from` layers added by flat index (a smaller source only covers the
+  // first values), optionally weighted per layer or per channel, the weights normalised by
+  // relu or softmax. nweights floats follow in the weights file.
+  enum class Weights { kNone, kPerFeature, kPerChannel };
+  enum class Normalize { kNone, kRelu, kSoftmax };
+  bool alexeyab = false;
+  Weights weights_type = Weights::kNone;
+  Normalize weights_normalization = Normalize::kNone;
+  int nweights = 0;
+
+ private:
+  Status forward_alexeyab(LayerIO& io) const;
 };
 
 }  // namespace mdfi

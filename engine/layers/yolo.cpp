@@ -18,11 +18,34 @@ LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
   if (!anchors.ok()) return anchors.status();
   r.ignore({"jitter", "ignore_thresh", "truth_thresh", "random", "max", "counters_per_class", "label_smooth_eps",
             "iou_normalizer", "cls_normalizer", "obj_normalizer", "iou_loss", "iou_thresh", "resize",
-            "focal_loss", "max_delta", "uc_normalizer", "beta_nms", "nms_kind", "scale_x_y"});
+            "focal_loss", "max_delta", "uc_normalizer", "objectness_smooth", "iou_thresh_kind", "track_history_size",
+            "sim_thresh", "dets_for_track", "dets_for_show", "track_ciou_norm", "embedding_layer", "map"});
+  if (ctx.net.compat == Compat::kAlexeyAB) {
+    auto sxy = r.get_float("scale_x_y", 1);
+    if (!sxy.ok()) return sxy.status();
+    auto new_coords = r.get_int("new_coords", 0);
+    if (!new_coords.ok()) return new_coords.status();
+    auto beta = r.get_float("beta_nms", 0.6f);
+    if (!beta.ok()) return beta.status();
+    const std::string kind = r.get_string("nms_kind", "default");
+    if (kind == "greedynms") l->nms_kind = NmsKind::kGreedy;
+    else if (kind == "diounms") l->nms_kind = NmsKind::kDiou;
+    else if (kind != "default")
+      return LayerResult(ErrorKind::kUnsupported, r.where("nms_kind") + ": nms_kind '" + kind +
+                                                      "' is not supported (supported: default, greedynms, diounms)");
+    l->scale_x_y = *sxy;
+    l->new_coords = *new_coords != 0;
+    l->beta_nms = *beta;
+  } else {
+    // pjreddie Darknet does not know these keys: read and deliberately ignored.
+    r.ignore({"scale_x_y", "new_coords", "nms_kind", "beta_nms"});
+  }
   l->classes = *classes;
   l->total = *total;
   if (l->classes <= 0) return LayerResult(ErrorKind::kCfg, r.where("classes") + ": classes must be > 0");
   if (l->total <= 0) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num must be > 0");
+  // The default mask and anchors are num-long: a huge num would allocate gigabytes here.
+  if (l->total > 100000) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num is absurdly large (limit 100000)");
   l->mask = *mask;
   if (l->mask.empty())
     for (int i = 0; i < l->total; ++i) l->mask.push_back(i);
@@ -36,7 +59,7 @@ LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
                                             " anchor values but num=" + std::to_string(l->total) + " needs " +
                                             std::to_string(2 * l->total));
   if (l->anchors.empty()) l->anchors.assign(size_t(2 * l->total), .5f);  // Darknet's default
-  const int expect = l->n() * (l->classes + 5);
+  const long long expect = (long long)l->n() * (l->classes + 5LL);  // int would overflow on absurd cfgs
   if (ctx.input.c != expect)
     return LayerResult(ErrorKind::kCfg,
                        layer_error(ctx, "yolo", "input has " + std::to_string(ctx.input.c) + " channels but " +
@@ -52,10 +75,16 @@ LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
 Status YoloLayer::forward(LayerIO& io) const {
   std::memcpy(io.output, io.inputs[0], out.bytes());
   const size_t hw = size_t(out.h) * out.w;
+  // AlexeyAB's scal_add_cpu: x*scale + bias in float, with the bias rounded from double.
+  const float bias = float(-0.5 * (double(scale_x_y) - 1));
   for (int a = 0; a < n(); ++a) {
     float* base = io.output + size_t(a) * hw * (classes + 5);
-    activate_array(base, 2 * hw, Activation::kLogistic);                       // x, y
-    activate_array(base + 4 * hw, (1 + size_t(classes)) * hw, Activation::kLogistic);  // objectness, classes
+    if (!new_coords) {
+      activate_array(base, 2 * hw, Activation::kLogistic);                               // x, y
+      activate_array(base + 4 * hw, (1 + size_t(classes)) * hw, Activation::kLogistic);  // objectness, classes
+    }
+    if (scale_x_y != 1 || new_coords)
+      for (size_t i = 0; i < 2 * hw; ++i) base[i] = base[i] * scale_x_y + bias;
   }
   return Status::Ok();
 }

@@ -8,6 +8,10 @@
 
 namespace mdfi {
 
+// AlexeyAB's [yolo] nms_kind: default (IoU, do_nms_sort), greedynms (DIoU with exponent 0.6),
+// diounms (DIoU with exponent beta_nms), cornersnms (not supported for inference).
+enum class NmsKind { kDefault, kGreedy, kDiou };
+
 class YoloLayer : public Layer {
  public:
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
@@ -19,7 +23,12 @@ class YoloLayer : public Layer {
   int total = 1;                // num=: anchors in the cfg
   std::vector<int> mask;        // anchors this head predicts
   std::vector<float> anchors;   // 2*total values, in network pixels
-  float scale_x_y = 1;          // AlexeyAB; 1 under pjreddie semantics
+  // AlexeyAB only (pjreddie ignores these keys): x,y = x,y*scale_x_y - (scale_x_y-1)/2;
+  // new_coords: the conv already applied the logistic, boxes decode as w = 4 * t^2 * anchor.
+  float scale_x_y = 1;
+  bool new_coords = false;
+  NmsKind nms_kind = NmsKind::kDefault;  // the NMS AlexeyAB runs on this head's boxes
+  float beta_nms = 0.6f;
   int n() const { return int(mask.size()); }
 };
 

@@ -1,0 +1,21 @@
+// [detection]: YOLOv1's detection head over the flat output of a connected layer: per grid cell
+// `classes` class scores, then `num` confidences, then `num` boxes of `coords` values. At inference
+// only an optional per-cell softmax over the classes runs; detect decodes the boxes.
+#pragma once
+
+#include "../layer.h"
+
+namespace mdfi {
+
+class DetectionLayer : public Layer {
+ public:
+  static LayerResult create(const SectionReader& r, const BuildContext& ctx);
+  const char* kind() const override { return "detection"; }
+  bool is_output_head() const override { return true; }
+  Status forward(LayerIO& io) const override;
+
+  int classes = 1, coords = 1, n = 1, side = 7;
+  bool softmax = false, sqrt = false;
+};
+
+}  // namespace mdfi

@@ -1,0 +1,29 @@
+// [region]: YOLOv2's detection head. At inference it applies the logistic to x, y and the
+// objectness of each anchor, and a softmax (or logistic) over the class scores; boxes are decoded
+// later by detect. Softmax trees (yolo9000) are refused: they need Darknet's hierarchy files.
+#pragma once
+
+#include <vector>
+
+#include "../layer.h"
+
+namespace mdfi {
+
+class RegionLayer : public Layer {
+ public:
+  static LayerResult create(const SectionReader& r, const BuildContext& ctx);
+  const char* kind() const override { return "region"; }
+  bool is_output_head() const override { return true; }
+  Status forward(LayerIO& io) const override;
+
+  int classes = 20, coords = 4, n = 1;
+  bool softmax = false, background = false;
+  std::vector<float> anchors;  // 2*n values, in grid cells
+  // Offset (floats) of entry `entry` of anchor `a` at cell `loc`, as Darknet's entry_index.
+  size_t entry(int a, size_t loc, int e) const {
+    const size_t hw = size_t(out.w) * out.h;
+    return size_t(a) * hw * (coords + classes + 1) + size_t(e) * hw + loc;
+  }
+};
+
+}  // namespace mdfi

@@ -1,0 +1,370 @@
+// End-to-end tests of the mdfi command line, run as a user would run it: the real binary over a
+// batch of real images mixed with broken inputs (a truncated JPEG, a zero-byte file, a text file
+// named .jpg, a missing path), in every result format, checked with real parsers (python3's json
+// and csv modules, nlohmann::json), plus exit codes, stdout purity and --draw pictures.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "image.h"
+#include "support.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+const char* kDog = "/usr/share/darknet/data/dog.jpg";
+const char* kEagle = "/usr/share/darknet/data/eagle.jpg";
+// Quotes, a backslash and non-ASCII letters: what hand-built JSON gets wrong.
+const char* kWeirdDir = "we\"ird\\dir";
+const char* kWeirdName = "\xC3\xA9" "agle \"\xC3\xBC\".jpg";  // éagle "ü".jpg
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }  // test paths hold no single quote
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+void copy_file(const std::string& from, const std::string& to, size_t max_bytes = size_t(-1)) {
+  std::ifstream in(from, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!data.empty());
+  if (data.size() > max_bytes) data.resize(max_bytes);
+  std::ofstream(to, std::ios::binary) << data;
+}
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The model these tests run: Yolo-Fastest 1.1 (1.4 MB, real COCO weights) from ../shared.
+std::string model_args() {
+  const std::string d = shared_path("models/yolo-fastest-1.1-coco");
+  if (d.empty()) return "";
+  return "--cfg " + quote(d + "/yolo-fastest-1.1.cfg") + " --weights " + quote(d + "/yolo-fastest-1.1.weights") +
+         " --names " + quote(d + "/coco.names");
+}
+
+struct Batch {
+  std::string dir;
+  std::vector<std::string> inputs;  // in the order given
+  std::vector<bool> good;
+  std::string weird;                // the path with quotes, backslash and non-ASCII
+  std::string args() const {
+    std::string s;
+    for (const auto& p : inputs) s += " " + quote(p);
+    return s;
+  }
+};
+
+// Two real images, the four kinds of broken input, and a good image under an awkward name.
+Batch make_batch(const std::string& name) {
+  Batch b;
+  b.dir = tmp_dir(name);
+  copy_file(kDog, b.dir + "/dog.jpg");
+  copy_file(kDog, b.dir + "/truncated.jpg", 20000);  // cut mid-scan: stb_image must refuse it
+  write_file(b.dir + "/empty.jpg", "");
+  write_file(b.dir + "/notes.jpg", "this is a text file, not a JPEG\n");
+  REQUIRE(::mkdir((b.dir + "/" + kWeirdDir).c_str(), 0755) == 0);
+  b.weird = b.dir + "/" + kWeirdDir + "/" + kWeirdName;
+  copy_file(kEagle, b.weird);
+  b.inputs = {b.dir + "/dog.jpg", b.dir + "/truncated.jpg", b.dir + "/empty.jpg", b.dir + "/notes.jpg",
+              b.dir + "/missing.jpg", b.weird};
+  b.good = {true, false, false, false, false, true};
+  return b;
+}
+
+// Runs a python3 snippet with the file as argv[1]; returns its exit code (output in INFO).
+int python_check(const std::string& file, const std::string& code) {
+  const std::string script = file + ".check.py";
+  write_file(script, code);
+  auto r = run_command("python3 " + quote(script) + " " + quote(file));
+  INFO("python: " << r.out << r.err);
+  CHECK(r.exit_code == 0);
+  return r.exit_code;
+}
+
+std::string bin() { return mdfi_binary(); }
+
+}  // namespace
+
+TEST_CASE("cli: --version and --help describe the build and the exit codes", "[cli]") {
+  auto v = run_command(bin() + " --version");
+  INFO(v.out << v.err);
+  REQUIRE(v.exit_code == 0);
+  for (const char* k : {"mdfi ", "target: ", "SIMD: ", "OpenCL: ", "compiler: "}) CHECK(v.out.find(k) != std::string::npos);
+
+  auto h = run_command(bin() + " --help");
+  REQUIRE(h.exit_code == 0);
+  CHECK(h.out.find("Exit codes") != std::string::npos);
+  CHECK(h.out.find("MDFI_WEIGHTS_DIR") != std::string::npos);
+
+  auto d = run_command(bin() + " detect --help");
+  REQUIRE(d.exit_code == 0);
+  for (const char* k : {"--format", "--list", "--draw", "--fail-fast", "--thresh", "--hier", "--nms", "--top", "--width",
+                        "--height", "-o"})
+    CHECK(d.out.find(k) != std::string::npos);
+  CHECK(d.out.find("0.25") != std::string::npos);  // the default threshold is shown
+}
+
+TEST_CASE("cli: usage errors exit 2 with nothing on stdout", "[cli]") {
+  const char* bad[] = {
+      " frobnicate",                                  // unknown command
+      "",                                             // no command
+      " detect --format xml /nonexistent.jpg",        // bad value
+      " detect --thresh 2 /nonexistent.jpg",          // out of range
+      " detect --no-such-option /nonexistent.jpg",    // unknown option
+      " detect --net yolov3",                         // no inputs at all
+      " detect --net no-such-net /nonexistent.jpg",   // unknown named network
+  };
+  for (const char* args : bad) {
+    auto r = run_command(bin() + args);
+    INFO("mdfi" << args << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(!r.err.empty());
+  }
+}
+
+TEST_CASE("cli: missing weights for a named network exit 1 and say where to get them", "[cli]") {
+  const std::string empty = tmp_dir("cli_noweights");
+  auto r = run_command("env -u MDFI_WEIGHTS MDFI_WEIGHTS_DIR=" + quote(empty) + " " + bin() +
+                       " detect --net yolov3-tiny " + kDog);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(empty) != std::string::npos);
+  CHECK(r.err.find("get-weights.sh yolov3-tiny") != std::string::npos);
+}
+
+TEST_CASE("cli: mdfi models lists every named network with cost, plan and checksum", "[cli]") {
+  const std::string empty = tmp_dir("cli_models");
+  auto r = run_command("env -u MDFI_WEIGHTS MDFI_WEIGHTS_DIR=" + quote(empty) + " " + bin() + " models --porcelain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '\t')) f.push_back(cell);
+    INFO(line);
+    REQUIRE(f.size() >= 8);
+    CHECK(std::regex_match(f[2], std::regex("[0-9]+x[0-9]+x[0-9]+")));
+    CHECK(std::stod(f[3]) > 0);           // GFLOP
+    CHECK(std::stoull(f[4]) > 1000000);   // planned peak bytes
+    CHECK((f[7] == "unknown" || std::regex_match(f[7], std::regex("[0-9a-f]{64}"))));
+    CHECK((f.size() == 8 || f[8].empty()));  // nothing found in an empty weights dir
+    ++n;
+  }
+  CHECK(n >= 7);
+  // The download script knows the same files and checksums.
+  auto g = run_command(source_path("scripts/get-weights.sh") + " --list");
+  INFO(g.err);
+  REQUIRE(g.exit_code == 0);
+  std::istringstream in(r.out);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '\t')) f.push_back(cell);
+    const std::string expect = f[0] + "\t" + f[5] + "\t" + f[6] + "\t" + f[7];
+    CHECK(g.out.find(expect + "\n") != std::string::npos);
+  }
+}
+
+TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
+  const std::string model = model_args();
+  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  const Batch b = make_batch("cli_batch");
+  const size_t n_good = 2, n_bad = b.inputs.size() - n_good;
+
+  SECTION("text: Darknet-like lines, errors recorded, exit 3") {
+    auto r = run_command(bin() + " detect " + model + b.args());
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(r.out.find(b.dir + "/dog.jpg:\n") != std::string::npos);
+    CHECK(std::regex_search(r.out, std::regex("\ndog: [0-9]+%\t\\(left: [0-9]+ top: [0-9]+ width: [0-9]+ height: [0-9]+\\)")));
+    CHECK(std::regex_search(r.out, std::regex("\nbird: 9[0-9]%")));
+    for (size_t i = 0; i < b.inputs.size(); ++i)
+      if (!b.good[i]) CHECK(r.out.find(b.inputs[i] + ": error: ") != std::string::npos);
+    // stdout holds results only; the summary and the errors are on stderr.
+    CHECK(r.out.find("mdfi:") == std::string::npos);
+    CHECK(r.err.find("6 images: 2 ok, 4 failed") != std::string::npos);
+    CHECK(r.err.find("peak heap") != std::string::npos);
+    CHECK(r.err.find("peak RSS") != std::string::npos);
+  }
+
+  SECTION("json: one valid document, every input once, awkward path intact") {
+    const std::string out = b.dir + "/out.json";
+    auto r = run_command(bin() + " detect -q --format json " + model + b.args() + " > " + quote(out));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(run_command("python3 -m json.tool " + quote(out) + " > /dev/null").exit_code == 0);
+    python_check(out, "import json,sys\n"
+                      "d=json.load(open(sys.argv[1],encoding='utf-8'))\n"
+                      "assert isinstance(d,list) and len(d)==6, d\n"
+                      "assert sum('error' in x for x in d)==4\n"
+                      "w=[x for x in d if 'agle' in x['image']][0]\n"
+                      "assert w['image'].endswith('we\"ird\\\\dir/\\u00e9agle \"\\u00fc\".jpg'), w['image']\n"
+                      "assert w['width']==773 and w['height']==512 and w['time_ms']>0\n"
+                      "det=w['detections'][0]\n"
+                      "assert det['name']=='bird' and det['class_id']==14 and det['confidence']>0.5\n"
+                      "assert set(det['box'])=={'x','y','w','h'} and set(det['relative'])=={'cx','cy','w','h'}\n");
+    auto j = nlohmann::json::parse(slurp(out));
+    REQUIRE(j.size() == b.inputs.size());
+    for (size_t i = 0; i < b.inputs.size(); ++i) {
+      CHECK(j[i]["image"] == b.inputs[i]);
+      CHECK(j[i].contains("error") == !b.good[i]);
+    }
+  }
+
+  SECTION("jsonl from --list on stdin: one valid object per line per image") {
+    const std::string list = b.dir + "/list.txt", out = b.dir + "/out.jsonl";
+    std::string text;
+    for (const auto& p : b.inputs) text += p + "\n";
+    write_file(list, text);
+    auto r = run_command("cat " + quote(list) + " | " + bin() + " detect -q --format jsonl --list - " + model + " > " +
+                         quote(out));
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    python_check(out, "import json,sys\n"
+                      "lines=open(sys.argv[1],encoding='utf-8').read().splitlines()\n"
+                      "assert len(lines)==6, lines\n"
+                      "recs=[json.loads(l) for l in lines]\n"
+                      "assert sum('error' in x for x in recs)==4\n"
+                      "assert all('detections' in x for x in recs if 'error' not in x)\n");
+  }
+
+  SECTION("csv: RFC 4180 rows of equal width, every input present") {
+    const std::string out = b.dir + "/out.csv";
+    auto r = run_command(bin() + " detect -q --format csv -o " + quote(out) + " " + model + b.args());
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(r.out.empty());  // -o: nothing on stdout
+    python_check(out, "import csv,sys\n"
+                      "rows=list(csv.reader(open(sys.argv[1],encoding='utf-8',newline='')))\n"
+                      "h=rows[0]\n"
+                      "assert h[0]=='image' and h[-1]=='error', h\n"
+                      "assert all(len(r)==len(h) for r in rows), [len(r) for r in rows]\n"
+                      "imgs={r[0] for r in rows[1:]}\n"
+                      "assert len(imgs)==6, imgs\n"
+                      "assert sum(1 for r in rows[1:] if r[-1])==4\n"
+                      "assert any(r[5]=='bird' for r in rows[1:])\n");
+  }
+
+  SECTION("--fail-fast stops at the first bad image") {
+    auto r = run_command(bin() + " detect -q --fail-fast --format jsonl " + model + b.args());
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    std::istringstream lines(r.out);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) ++n;
+    CHECK(n == 2);  // dog.jpg, then truncated.jpg, then stop
+  }
+  (void)n_bad;
+}
+
+TEST_CASE("cli: exit codes 0 and 3 for single images, directories, -o atomicity", "[cli]") {
+  const std::string model = model_args();
+  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  const std::string dir = tmp_dir("cli_exit");
+  copy_file(kEagle, dir + "/eagle.jpg");
+  copy_file(kDog, dir + "/dog.jpg");
+  write_file(dir + "/readme.txt", "not an image; a directory scan skips it\n");
+
+  auto ok = run_command(bin() + " detect -q --format jsonl " + model + " " + quote(dir));
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  // Directory inputs expand to the images inside, sorted.
+  CHECK(ok.out.find("dog.jpg") < ok.out.find("eagle.jpg"));
+  CHECK(ok.out.find("readme") == std::string::npos);
+
+  write_file(dir + "/bad.jpg", "");
+  auto one_bad = run_command(bin() + " detect -q " + model + " " + quote(dir + "/bad.jpg"));
+  CHECK(one_bad.exit_code == 3);
+
+  // An output file that cannot be written fails the run as a whole, before any work.
+  auto no_dir = run_command(bin() + " detect -q -o " + quote(dir + "/no/such/dir/out.json") + " " + model + " " +
+                            quote(dir + "/eagle.jpg"));
+  CHECK(no_dir.exit_code == 1);
+  CHECK(no_dir.out.empty());
+
+  // A run that fails as a whole leaves no partial -o file behind.
+  const std::string out = dir + "/results.json";
+  auto fail = run_command(bin() + " detect -q -o " + quote(out) + " --cfg " + quote(darknet_cfg("yolov3-tiny.cfg")) +
+                          " --weights " + quote(dir + "/eagle.jpg") + " " + quote(dir + "/eagle.jpg"));
+  CHECK(fail.exit_code == 1);
+  CHECK(!exists(out));
+  auto good = run_command(bin() + " detect -q --format json -o " + quote(out) + " " + model + " " +
+                          quote(dir + "/eagle.jpg"));
+  CHECK(good.exit_code == 0);
+  CHECK(nlohmann::json::parse(slurp(out)).size() == 1);
+}
+
+TEST_CASE("cli: --draw writes boxes where the detections are, never over the input", "[cli]") {
+  const std::string model = model_args();
+  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  const std::string dir = tmp_dir("cli_draw");
+  // A lossless input and a lossless output make the pixel checks exact.
+  const std::string input = dir + "/eagle.png";
+  copy_file(shared_path("models/images/eagle.png"), input);
+  const std::string before = slurp(input);
+  // Drawing into the input's own folder with the same name must not overwrite it.
+  auto r = run_command(bin() + " detect -q --format json --draw " + quote(dir) + " --draw-ext png " + model + " " +
+                       quote(input));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(slurp(input) == before);
+  const std::string drawn = dir + "/eagle_1.png";
+  REQUIRE(exists(drawn));
+
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 1);
+  REQUIRE(j[0]["detections"].size() >= 1);
+  MemoryTracker mem;
+  auto orig = load_image_rgb(input, mem);
+  auto pic = load_image_rgb(drawn, mem);
+  REQUIRE(orig.ok());
+  REQUIRE(pic.ok());
+  REQUIRE(pic->w == orig->w);
+  REQUIRE(pic->h == orig->h);
+  auto px = [](const Image& im, int x, int y) {
+    return std::array<float, 3>{im.at(x, y, 0), im.at(x, y, 1), im.at(x, y, 2)};
+  };
+  const auto& d = j[0]["detections"][0];
+  const int l = d["box"]["x"].get<int>(), t = d["box"]["y"].get<int>();
+  const int w = d["box"]["w"].get<int>(), h = d["box"]["h"].get<int>();
+  INFO("box " << l << "," << t << " " << w << "x" << h);
+  // Left, right and bottom edges carry the same class colour, which was not there before.
+  const auto left = px(*pic, l, t + h / 2), right = px(*pic, l + w, t + h / 2), bottom = px(*pic, l + w / 2, t + h);
+  CHECK(left == right);
+  CHECK(left == bottom);
+  CHECK(left != px(*orig, l, t + h / 2));
+  // Inside the box and far outside it the picture is untouched.
+  CHECK(px(*pic, l + w / 2, t + h / 2) == px(*orig, l + w / 2, t + h / 2));
+  const int fx = l > 20 ? 5 : orig->w - 5, fy = orig->h - 5;
+  CHECK(px(*pic, fx, fy) == px(*orig, fx, fy));
+  // The label sits on the top edge: some pixels just above the box changed.
+  bool label = false;
+  for (int x = l; x < l + w && !label; ++x)
+    if (t > 3 && px(*pic, x, t - 3) != px(*orig, x, t - 3)) label = true;
+  CHECK(label);
+}
