@@ -1,5 +1,7 @@
 #include "cfg.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -68,6 +70,9 @@ std::string strip_all_space(const std::string& s) {
 
 std::string loc(const std::string& path, int line) { return path + ":" + std::to_string(line); }
 
+// Text from the cfg quoted in a message: a hostile file can hold a 1 MB line, an error stays one line.
+std::string clip(const std::string& s) { return s.size() <= 60 ? s : s.substr(0, 60) + "..."; }
+
 }  // namespace
 
 std::string canonical_section(const std::string& raw) {
@@ -102,7 +107,7 @@ Result<CfgFile> parse_cfg_text(const std::string& text, const std::string& path)
     if (line.empty()) continue;
     if (line[0] == '[') {
       if (line.back() != ']' || line.size() < 3)
-        return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": malformed section header '" + line + "'");
+        return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": malformed section header '" + clip(line) + "'");
       CfgSection s;
       s.raw_name = line.substr(1, line.size() - 2);
       s.name = canonical_section(s.raw_name);
@@ -110,7 +115,7 @@ Result<CfgFile> parse_cfg_text(const std::string& text, const std::string& path)
       if (s.name.empty()) {
         std::string list;
         for (const auto& n : known_sections()) list += (list.empty() ? "" : " ") + n;
-        return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": unknown section [" + s.raw_name +
+        return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": unknown section [" + clip(s.raw_name) +
                                                     "] (known: " + list + ")");
       }
       file.sections.push_back(std::move(s));
@@ -119,9 +124,9 @@ Result<CfgFile> parse_cfg_text(const std::string& text, const std::string& path)
     size_t eq = line.find('=');
     if (eq == std::string::npos || eq == 0)
       return Result<CfgFile>(ErrorKind::kCfg,
-                             loc(path, line_no) + ": expected key=value, got '" + line.substr(0, 60) + "'");
+                             loc(path, line_no) + ": expected key=value, got '" + clip(line) + "'");
     if (file.sections.empty())
-      return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": key '" + line.substr(0, eq) +
+      return Result<CfgFile>(ErrorKind::kCfg, loc(path, line_no) + ": key '" + clip(line.substr(0, eq)) +
                                                   "' before any [section]; a cfg starts with [net]");
     CfgOption opt;
     opt.key = line.substr(0, eq);
@@ -133,11 +138,14 @@ Result<CfgFile> parse_cfg_text(const std::string& text, const std::string& path)
   if (file.sections.front().name != "net")
     return Result<CfgFile>(ErrorKind::kCfg, loc(path, file.sections.front().line) +
                                                 ": first section must be [net], got [" +
-                                                file.sections.front().raw_name + "]");
+                                                clip(file.sections.front().raw_name) + "]");
   return file;
 }
 
 Result<CfgFile> parse_cfg_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Result<CfgFile>(ErrorKind::kIo, path + ": is a directory, not a cfg file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Result<CfgFile>(ErrorKind::kIo, path + ": cannot open cfg file (" + std::strerror(errno) + ")");
   // A cfg is a few kB; refuse anything absurdly large before reading it into memory.
@@ -173,7 +181,7 @@ Result<int> SectionReader::get_int(const char* key, int fallback) const {
   char* end = nullptr;
   long v = std::strtol(o->value.c_str(), &end, 10);
   if (o->value.empty() || *end != '\0' || errno == ERANGE || v > 1000000000L || v < -1000000000L)
-    return Result<int>(ErrorKind::kCfg, where(key) + ": '" + key + "' expects an integer, got '" + o->value + "'");
+    return Result<int>(ErrorKind::kCfg, where(key) + ": '" + key + "' expects an integer, got '" + clip(o->value) + "'");
   return int(v);
 }
 
@@ -190,7 +198,7 @@ Result<float> SectionReader::get_float(const char* key, float fallback) const {
   char* end = nullptr;
   float v = std::strtof(o->value.c_str(), &end);
   if (o->value.empty() || *end != '\0' || !std::isfinite(v))
-    return Result<float>(ErrorKind::kCfg, where(key) + ": '" + key + "' expects a number, got '" + o->value + "'");
+    return Result<float>(ErrorKind::kCfg, where(key) + ": '" + key + "' expects a number, got '" + clip(o->value) + "'");
   return v;
 }
 
@@ -216,7 +224,7 @@ static Result<std::vector<T>> parse_list(const SectionReader& r, const CfgOption
     T v = conv(item.c_str(), &end);
     if (*end != '\0' || errno == ERANGE)
       return Result<std::vector<T>>(ErrorKind::kCfg, r.where(key) + ": '" + key + "' expects a list of " + what +
-                                                         ", got '" + item + "'");
+                                                         ", got '" + clip(item) + "'");
     out.push_back(v);
     if (out.size() > 100000)
       return Result<std::vector<T>>(ErrorKind::kCfg, r.where(key) + ": '" + key + "' list is absurdly long");
@@ -255,7 +263,7 @@ std::vector<std::string> unused_key_warnings(const CfgFile& file) {
   std::vector<std::string> out;
   for (const CfgSection& s : file.sections)
     for (const CfgOption& o : s.options)
-      if (!o.used) out.push_back(loc(file.path, o.line) + ": unused key '" + o.key + "' in [" + s.raw_name + "]");
+      if (!o.used) out.push_back(loc(file.path, o.line) + ": unused key '" + clip(o.key) + "' in [" + s.raw_name + "]");
   return out;
 }
 
