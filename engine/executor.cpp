@@ -2,7 +2,19 @@
 
 #include <chrono>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace mdfi {
+
+int default_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 const float* RunOutput::output_of(const Network& net, int layer) const {
   while (layer >= 0 && net.layers[layer]->aliases_input()) layer = net.layers[layer]->sources[0];
@@ -11,7 +23,7 @@ const float* RunOutput::output_of(const Network& net, int layer) const {
 }
 
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
-                              MemoryTracker& mem, const RunHooks& hooks) {
+                              MemoryTracker& mem, const RunHooks& hooks, const ExecOptions& exec) {
   const int n = int(net.layers.size());
   if (input.size() != net.input_shape().count())
     return Result<RunOutput>(ErrorKind::kInternal, "input tensor does not match the network input");
@@ -42,6 +54,7 @@ Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile&
     LayerParams params(weights, layer, offsets[i]);
     io.params = &params;
     io.mem = &mem;
+    io.exec = &exec;
     Status st = layer.forward(io);
     if (!st.ok()) {
       if (st.kind() == ErrorKind::kOutOfMemory)

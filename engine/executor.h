@@ -38,6 +38,9 @@ struct RunOutput {
 };
 
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
-                              MemoryTracker& mem, const RunHooks& hooks = {});
+                              MemoryTracker& mem, const RunHooks& hooks = {}, const ExecOptions& exec = {});
+
+// All hardware threads (OpenMP's view), for the default ExecOptions of a CLI run.
+int default_threads();
 
 }  // namespace mdfi

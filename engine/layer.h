@@ -47,11 +47,19 @@ struct ParamSegment {
   size_t fan_in;  // inputs per output, for kWeight scaling
 };
 
+// How layers compute: the plain reference loops (the parity oracle) or the optimised kernels.
+struct ExecOptions {
+  bool reference = false;
+  int threads = 1;
+};
+
 struct LayerIO {
   std::vector<const float*> inputs;  // one per entry of Layer::sources
   float* output = nullptr;           // out.count() floats, owned by the executor
   ParamSource* params = nullptr;
   MemoryTracker* mem = nullptr;
+  const ExecOptions* exec = nullptr;  // nullptr = reference
+  bool fast() const { return exec && !exec->reference; }
 };
 
 class Layer {

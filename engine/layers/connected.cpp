@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "../gemm.h"
+#include "../kernels/dot.h"
 #include "batchnorm.h"
 #include "conv.h"
 
@@ -78,7 +79,10 @@ Status ConnectedLayer::forward(LayerIO& io) const {
   for (int r0 = 0; r0 < outputs; r0 += rows) {
     const int r1 = std::min(outputs, r0 + rows);
     MDFI_RETURN_IF_ERROR(io.params->read(n + size_t(r0) * k, block->data(), size_t(r1 - r0) * k));
-    gemm_nt_ref(1, r1 - r0, int(k), io.inputs[0], int(k), block->data(), int(k), io.output + r0, outputs);
+    if (io.fast())
+      kernels::gemv_rows(io.inputs[0], block->data(), k, r1 - r0, io.output + r0, io.exec->threads);
+    else
+      gemm_nt_ref(1, r1 - r0, int(k), io.inputs[0], int(k), block->data(), int(k), io.output + r0, outputs);
   }
   block->reset();
   if (batch_normalize) batchnorm_compat(io.output, outputs, 1, bn.data() + n, bn.data() + 2 * n, bn.data(), compat);

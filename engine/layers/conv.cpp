@@ -5,6 +5,7 @@
 
 #include "../gemm.h"
 #include "../im2col.h"
+#include "../kernels/sgemm.h"
 #include "batchnorm.h"
 
 namespace mdfi {
@@ -90,10 +91,15 @@ int ConvLayer::tile_columns() const {
   return int(std::min(n, t));
 }
 
+// The plan budgets for the larger of the two paths' scratch, so either stays within it.
 size_t ConvLayer::workspace_floats() const {
-  if (direct_1x1()) return 0;
-  return size_t(in.c / groups) * size * size * tile_columns();
+  const size_t ref = direct_1x1() ? 0 : size_t(in.c / groups) * size * size * tile_columns();
+  const size_t fast = depthwise() ? 0
+                                  : kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w);
+  return std::max(ref, fast);
 }
+
+size_t ConvLayer::resident_param_floats() const { return std::max(param_floats(), fast_resident_param_floats()); }
 
 double ConvLayer::flops() const {
   return 2.0 * filters * size * size * (in.c / groups) * double(out.h) * out.w;
@@ -118,6 +124,7 @@ void add_bias(float* x, int channels, size_t spatial, const float* bias) {
 }
 
 Status ConvLayer::forward(LayerIO& io) const {
+  if (io.fast()) return forward_fast(io);
   // File order: biases, [scales, rolling_mean, rolling_variance], weights.
   const size_t n = size_t(filters);
   auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");

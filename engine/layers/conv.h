@@ -16,9 +16,15 @@ class ConvLayer : public Layer {
   std::string detail() const override;
   size_t param_floats() const override;
   size_t workspace_floats() const override;
+  size_t resident_param_floats() const override;
   std::vector<ParamSegment> param_layout() const override;
   double flops() const override;
   Status forward(LayerIO& io) const override;
+  // Optimised path (layers/conv_fast.cpp): BN folded into packed weights, blocked SGEMM or a
+  // direct depthwise kernel, bias and activation fused into the output pass.
+  Status forward_fast(LayerIO& io) const;
+  bool depthwise() const { return groups > 1 && groups == in.c && groups == filters; }
+  size_t fast_resident_param_floats() const;
 
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
   bool batch_normalize = false;

@@ -1,0 +1,29 @@
+// Register-blocked SGEMM micro-kernels: C[MR x NR] (+)= A_panel * B_panel over kc steps, where
+// A_panel holds MR values per k (packed weights) and B_panel NR values per k (packed im2col).
+// One implementation per instruction set; sgemm.cpp picks the best the CPU supports at run time,
+// so one binary runs on any x86-64 and cross builds never see host-ISA flags.
+#pragma once
+
+namespace mdfi::kernels {
+
+constexpr int kMR = 8;  // rows per A panel, shared by every kernel so packed weights are portable
+
+// first != 0: C = A*B (C's old contents ignored); else C += A*B.
+using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int first);
+
+struct KernelInfo {
+  const char* name;
+  int nr;  // columns per B panel
+  MicroKernel fn;
+};
+
+KernelInfo micro_generic();
+#if defined(__x86_64__) || defined(__i386__)
+KernelInfo micro_avx2();
+KernelInfo micro_avx512();
+#endif
+#if defined(__ARM_NEON) || defined(__aarch64__)
+KernelInfo micro_neon();
+#endif
+
+}  // namespace mdfi::kernels

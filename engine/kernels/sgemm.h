@@ -1,0 +1,65 @@
+// Packed, cache-blocked SGEMM for convolution: C[M x N] = A[M x K] * B[K x N] (+ bias, then an
+// activation), with A = a layer's weights packed once as they are read, and B produced block by
+// block by a BSource (im2col or the input itself) so no full im2col matrix ever exists.
+// Blocking: K in KC-row blocks, N in NC-column blocks (the packed B block is the only
+// workspace), register tiles of kMR x NR by a run-time selected micro-kernel; OpenMP threads
+// split each block's tiles.
+#pragma once
+
+#include <cstddef>
+
+#include "../activation.h"
+#include "microkernel.h"
+
+namespace mdfi::kernels {
+
+constexpr int kKC = 256;
+constexpr int kNC = 512;
+
+// The best micro-kernel this CPU runs (MDFI_KERNEL=generic|avx2|avx512|neon forces one).
+const KernelInfo& active_kernel();
+// A kernel by name, or nullptr when it is not built or not supported by this CPU.
+const KernelInfo* find_kernel(const char* name);
+
+size_t packed_a_floats(int M, int K);
+// Packs `rows` (<= kMR) rows of A (row stride lda) into one panel; missing rows are zero.
+void pack_a_panel(int rows, int K, const float* A, int lda, float* panel);
+
+// Fills a packed B block: rows [k0, k0+kc), columns [n0, n0+nc), as NR-wide panels, each kc x nr,
+// zero beyond column N.
+class BSource {
+ public:
+  virtual ~BSource() = default;
+  virtual void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const = 0;
+};
+
+// Rows of a plain row-major K x N matrix (1x1 stride-1 convolutions read their input this way).
+class MatrixB : public BSource {
+ public:
+  MatrixB(const float* b, int K, int N) : b_(b), K_(K), N_(N) {}
+  void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
+
+ private:
+  const float* b_;
+  int K_, N_;
+};
+
+// The im2col matrix of one image (channels x height x width), generated block by block.
+class Im2colB : public BSource {
+ public:
+  Im2colB(const float* im, int channels, int height, int width, int ksize, int stride, int pad);
+  void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
+
+ private:
+  const float* im_;
+  int c_, h_, w_, k_, s_, p_, out_w_, n_;
+};
+
+size_t sgemm_workspace_floats(int K, int N);
+
+// C (row stride ldc) = A_packed * B (+ bias[row]), then activation. `workspace` holds
+// sgemm_workspace_floats(K, N) floats.
+void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, float* C, int ldc, const float* bias,
+                  Activation act, int threads, float* workspace);
+
+}  // namespace mdfi::kernels
