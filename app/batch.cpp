@@ -1,6 +1,8 @@
+#include "mem_plot.h"
 #include "batch.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -56,6 +58,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   const bool quiet = verbosity().quiet, verbose = verbosity().verbose;
   auto format = parse_format(args.format);
   if (!format.ok()) return report(format.status());
+  if (args.list == "-" && ::isatty(STDIN_FILENO) && !quiet)
+    std::fprintf(stderr, "mdfi: reading image paths from the terminal, one per line; end with Ctrl-D\n");
   auto inputs = expand_inputs(args.images, args.list, std::cin);
   if (!inputs.ok()) return report(inputs.status());
   if (inputs->empty()) {
@@ -148,6 +152,13 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
           out.abandon();
           return report(st);
         }
+      }
+    }
+    if (!args.mem_plot.empty()) {
+      Status st = write_mem_plot(args.mem_plot, *pm, *run);
+      if (!st.ok()) {
+        out.abandon();
+        return report(st);
       }
     }
     progress.update(i + 1, path, run->ms, stats.sum_ms / double(stats.ok));

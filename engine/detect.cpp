@@ -118,11 +118,15 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
       f.class_id = int(j);
       f.prob = d.prob[j];
       f.rel = d.bbox;
-      // Darknet's draw_detections truncation and clipping.
-      int left = int((d.bbox.x - d.bbox.w / 2.) * img_w);
-      int right = int((d.bbox.x + d.bbox.w / 2.) * img_w);
-      int top = int((d.bbox.y - d.bbox.h / 2.) * img_h);
-      int bot = int((d.bbox.y + d.bbox.h / 2.) * img_h);
+      // Darknet's draw_detections truncation and clipping. A box that overflowed to inf/NaN
+      // (exp of a huge logit) is dropped: converting it to int would be undefined.
+      const Box& b = d.bbox;
+      if (!std::isfinite(b.x) || !std::isfinite(b.y) || !std::isfinite(b.w) || !std::isfinite(b.h)) continue;
+      auto px = [](double v) { return int(std::max(-1e9, std::min(1e9, v))); };
+      int left = px((b.x - b.w / 2.) * img_w);
+      int right = px((b.x + b.w / 2.) * img_w);
+      int top = px((b.y - b.h / 2.) * img_h);
+      int bot = px((b.y + b.h / 2.) * img_h);
       f.left = std::max(left, 0);
       f.right = std::min(right, img_w - 1);
       f.top = std::max(top, 0);
