@@ -1,0 +1,82 @@
+// The OpenCL backend's public face, free of OpenCL headers so the CLI and tests compile the same
+// way with MDFI_OPENCL on or off. With it off (stub.cpp) every entry point returns a Status
+// saying so; with it on, Backend runs a network the way engine/executor.h does - same Plan,
+// same per-layer weight streaming, same RunOutput - but with activations kept on the device.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "executor.h"
+
+namespace mdfi::cl {
+
+// false when mdfi was built with MDFI_OPENCL=OFF.
+bool compiled_in();
+
+struct DeviceSummary {
+  int index = 0;             // position in the flat list that --device N refers to
+  std::string platform;      // platform name
+  std::string name;          // device name
+  std::string type;          // "GPU", "CPU", "accelerator", ...
+  std::string version;       // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA"
+  std::string driver;        // CL_DRIVER_VERSION
+  unsigned compute_units = 0;
+  uint64_t global_mem = 0;   // bytes
+  uint64_t local_mem = 0;    // bytes
+  uint64_t max_alloc = 0;    // bytes, largest single buffer
+};
+
+// Every device of every platform. An error when the loader finds no platform at all.
+Result<std::vector<DeviceSummary>> list_devices();
+
+struct BackendOptions {
+  // "" = the first GPU (else the first device); a number = index into list_devices(); anything
+  // else = a case-insensitive substring of "platform name / device name".
+  std::string device;
+  // Keep each layer's prepared weights on the device after the first run (batch mode); off,
+  // every run streams each layer's weights from the file and frees them after the layer.
+  bool keep_weights = false;
+  // Time SGEMM tile configurations per shape on GPUs (cached on disk); off = a fixed heuristic.
+  bool autotune = true;
+};
+
+// Device memory seen by the backend's accounting (every cl_mem it creates).
+struct DeviceMemStats {
+  uint64_t peak = 0;
+  int peak_layer = -1;       // layer running at the peak (-1 = before the first layer)
+  uint64_t current = 0;
+};
+
+class Backend {
+ public:
+  static Result<std::unique_ptr<Backend>> open(const BackendOptions& opts);
+  ~Backend();
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  const DeviceSummary& device() const;
+
+  // The same contract as mdfi::run_network: kept outputs come back as host Buffers from `mem`,
+  // hooks see each layer's output (read back from the device only when a hook wants it).
+  Result<RunOutput> run(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input, MemoryTracker& mem,
+                        const RunHooks& hooks = {});
+  // Device memory for the last run (peak restarts with each run).
+  DeviceMemStats device_memory() const;
+
+  // One layer on the device from host inputs (tests compare it with the CPU reference layer).
+  Result<std::vector<float>> forward_layer(const Layer& layer, const std::vector<const float*>& inputs,
+                                           ParamSource& params);
+  // C[M x N] = A[M x K] * B[K x N], row-major host arrays, through the tiled SGEMM.
+  Status gemm(int M, int N, int K, const float* A, const float* B, float* C);
+
+  struct Impl;
+
+ private:
+  explicit Backend(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mdfi::cl

@@ -1,0 +1,126 @@
+#include "layers.h"
+
+#include "layers/conv.h"
+#include "layers/maxpool.h"
+#include "layers/route.h"
+#include "layers/shortcut.h"
+#include "layers/upsample.h"
+#include "layers/yolo.h"
+
+namespace mdfi::cl {
+
+bool DeviceLayers::on_device(const Layer& l) {
+  if (dynamic_cast<const ConvLayer*>(&l) || dynamic_cast<const MaxPoolLayer*>(&l) ||
+      dynamic_cast<const RouteLayer*>(&l) || dynamic_cast<const ShortcutLayer*>(&l) ||
+      dynamic_cast<const YoloLayer*>(&l))
+    return true;
+  if (auto* u = dynamic_cast<const UpsampleLayer*>(&l)) return !u->reverse;
+  return false;
+}
+
+bool DeviceLayers::takes_conv_weights(const Layer& l) { return dynamic_cast<const ConvLayer*>(&l) != nullptr; }
+
+Status DeviceLayers::ensure(DevBuf& buf, size_t bytes, const char* what) {
+  if (buf.bytes() >= bytes) return Status::Ok();
+  buf.reset();
+  auto b = rt_.alloc(bytes, what);
+  if (!b.ok()) return b.status();
+  buf = std::move(*b);
+  return Status::Ok();
+}
+
+Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw) {
+  const auto& l = static_cast<const ConvLayer&>(layer);
+  ConvWeights cw;
+  const int M = l.filters, K = (l.in.c / l.groups) * l.size * l.size, bn = l.batch_normalize ? 1 : 0;
+  auto bias = rt_.alloc(size_t(M) * 4, "conv biases");
+  if (!bias.ok()) return bias.status();
+  cw.bias = std::move(*bias);
+  const size_t gm = size_t(M);
+  MDFI_RETURN_IF_ERROR(rt_.launch("prep_bias", 1, &gm, nullptr, {raw.get(), M, bn, cw.bias.get()}));
+  if (l.groups > 1) {
+    cw.direct = true;
+    auto w = rt_.alloc(size_t(M) * K * 4, "conv weights");
+    if (!w.ok()) return w.status();
+    cw.w = std::move(*w);
+    const size_t g = size_t(M) * K;
+    MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_direct", 1, &g, nullptr, {raw.get(), M, K, bn, cw.w.get()}));
+    return cw;
+  }
+  auto plan = tuner_.plan_for(M, l.out.h * l.out.w, K);
+  if (!plan.ok()) return plan.status();
+  cw.plan = *plan;
+  auto w = rt_.alloc(cw.plan.at_floats() * 4, "conv weights");
+  if (!w.ok()) return w.status();
+  cw.w = std::move(*w);
+  const size_t g[2] = {size_t(cw.plan.Mp), size_t(cw.plan.Kp)}, lo[2] = {64, 1};
+  MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_t", 2, g, lo, {raw.get(), M, K, bn, cw.plan.Mp, cw.w.get()}));
+  return cw;
+}
+
+Status DeviceLayers::conv(const Layer& layer, const DevBuf& in, const DevBuf& out, const ConvWeights& w) {
+  const auto& l = static_cast<const ConvLayer&>(layer);
+  const int act = int(l.activation);
+  if (w.direct) {
+    const size_t g[3] = {size_t(l.out.w), size_t(l.out.h), size_t(l.out.c)}, lo[3] = {16, 4, 1};
+    return rt_.launch("conv_direct", 3, g, lo,
+                      {in.get(), l.in.c, l.in.h, l.in.w, w.w.get(), w.bias.get(), l.filters, l.groups, l.size, l.stride,
+                       l.pad, l.out.h, l.out.w, act, out.get()});
+  }
+  const GemmPlan& p = w.plan;
+  cl_mem B = in.get();
+  // A 1x1 stride-1 convolution whose input already has the padded shape needs no im2col.
+  if (!(l.direct_1x1() && p.Np == p.N && p.Kp == p.K)) {
+    MDFI_RETURN_IF_ERROR(ensure(cols_, p.b_floats() * 4, "the im2col matrix"));
+    const size_t g[2] = {size_t(p.Np), size_t(p.Kp)}, lo[2] = {64, 1};
+    MDFI_RETURN_IF_ERROR(rt_.launch("im2col_pad", 2, g, lo,
+                                    {in.get(), l.in.c, l.in.h, l.in.w, l.size, l.stride, l.pad, l.out.w, p.K, p.N, p.Np,
+                                     cols_.get()}));
+    B = cols_.get();
+  }
+  if (p.splits > 1) MDFI_RETURN_IF_ERROR(ensure(partial_, p.partial_floats() * 4, "split-K partial sums"));
+  return enqueue_gemm(rt_, p, w.w.get(), B, out.get(), w.bias.get(), act, partial_.get());
+}
+
+Status DeviceLayers::forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                             const ConvWeights* w) {
+  if (dynamic_cast<const ConvLayer*>(&layer)) {
+    if (!w) return Status(ErrorKind::kInternal, "conv on the device without prepared weights");
+    return conv(layer, *inputs[0], out, *w);
+  }
+  if (auto* m = dynamic_cast<const MaxPoolLayer*>(&layer)) {
+    const size_t g[3] = {size_t(m->out.w), size_t(m->out.h), size_t(m->out.c)}, lo[3] = {16, 4, 1};
+    return rt_.launch("maxpool", 3, g, lo,
+                      {inputs[0]->get(), m->in.h, m->in.w, m->size, m->stride, m->padding, m->out.h, m->out.w, out.get()});
+  }
+  if (auto* u = dynamic_cast<const UpsampleLayer*>(&layer)) {
+    const size_t g[3] = {size_t(u->out.w), size_t(u->out.h), size_t(u->out.c)}, lo[3] = {16, 4, 1};
+    return rt_.launch("upsample_nn", 3, g, lo,
+                      {inputs[0]->get(), u->in.h, u->in.w, u->stride, u->scale, u->out.h, u->out.w, out.get()});
+  }
+  if (dynamic_cast<const RouteLayer*>(&layer)) {
+    size_t off = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const size_t bytes = layer.source_shapes[i].bytes();
+      MDFI_RETURN_IF_ERROR(rt_.copy(*inputs[i], 0, out, off, bytes));
+      off += bytes;
+    }
+    return Status::Ok();
+  }
+  if (auto* s = dynamic_cast<const ShortcutLayer*>(&layer)) {
+    const Shape& o = s->out;
+    const Shape& a = s->source_shapes[1];
+    const size_t g = o.count(), lo = 256;
+    return rt_.launch("shortcut", 1, &g, &lo,
+                      {inputs[0]->get(), inputs[1]->get(), o.c, o.h, o.w, a.c, a.h, a.w, s->alpha, s->beta,
+                       int(s->activation), out.get()});
+  }
+  if (auto* y = dynamic_cast<const YoloLayer*>(&layer)) {
+    const size_t g = y->out.count(), lo = 256;
+    return rt_.launch("yolo_logistic", 1, &g, &lo,
+                      {inputs[0]->get(), y->out.h * y->out.w, y->classes, y->n(), out.get()});
+  }
+  return Status(ErrorKind::kInternal, std::string("no device kernel for layer type ") + layer.kind());
+}
+
+}  // namespace mdfi::cl

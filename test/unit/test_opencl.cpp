@@ -1,0 +1,265 @@
+// The OpenCL backend against the CPU path, on whatever OpenCL device is present (PoCL in CI):
+// the SGEMM in every tile configuration and split-K factor against a double-precision
+// reference on awkward shapes; every layer of yolov3-tiny and Yolo-Fastest-1.1 on the device
+// from the CPU reference's own input; both networks chained on the device; the program cache.
+// Every test skips when mdfi was built without OpenCL or no platform exists at run time.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "backend.h"
+#include "detect.h"
+#include "image.h"
+#include "plan.h"
+#include "support.h"
+#include "weights.h"
+
+#ifdef MDFI_HAVE_OPENCL
+#include "sgemm.h"
+#include "program_cache.h"
+#endif
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+// One backend for the whole run: building the program on PoCL takes seconds.
+cl::Backend* backend() {
+  static std::unique_ptr<cl::Backend> b = [] {
+    auto r = cl::Backend::open({});
+    return r.ok() ? std::move(*r) : nullptr;
+  }();
+  return b.get();
+}
+
+#define MDFI_NEED_OPENCL()                                                                   \
+  do {                                                                                       \
+    if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");             \
+    auto _devs = cl::list_devices();                                                         \
+    if (!_devs.ok()) MDFI_SKIP("no OpenCL platform: " << _devs.status().message());          \
+    REQUIRE(backend() != nullptr);                                                           \
+  } while (0)
+
+std::vector<float> random_vector(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// All layer outputs of one CPU run.
+struct CpuRun {
+  std::vector<std::vector<float>> outputs;
+  RunOutput out;
+};
+
+CpuRun run_cpu(const Network& net, const std::string& weights_path, const std::vector<float>& input) {
+  CpuRun r;
+  r.outputs.resize(net.layers.size());
+  auto wf = WeightsFile::open(weights_path);
+  REQUIRE(wf.ok());
+  REQUIRE(wf->validate(net).ok());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::copy(input.begin(), input.end(), in->data());
+  RunHooks hooks;
+  hooks.on_output = [&r](const Layer& l, const float* p) {
+    r.outputs[size_t(l.index)].assign(p, p + l.out.count());
+    return Status::Ok();
+  };
+  auto out = run_network(net, make_plan(net), *wf, std::move(*in), mem, hooks);
+  REQUIRE(out.ok());
+  r.out = std::move(*out);
+  return r;
+}
+
+std::vector<float> letterboxed(const Network& net, const std::string& image) {
+  MemoryTracker mem;
+  auto im = load_image_rgb(image, mem);
+  REQUIRE(im.ok());
+  auto boxed = letterbox_image(*im, net.net.w, net.net.h, mem);
+  REQUIRE(boxed.ok());
+  return std::vector<float>(boxed->data.data(), boxed->data.data() + boxed->data.size());
+}
+
+std::string found_text(const Network& net, const RunOutput& out, int w, int h) {
+  DetectOptions opt;
+  auto dets = yolo_detections(net, out, w, h, opt);
+  const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
+  nms_sort(dets, ncls, opt.nms);
+  std::string s;
+  for (const Found& f : collect_found(dets, w, h, opt.thresh))
+    s += std::to_string(f.class_id) + " " + std::to_string(int(std::lround(f.prob * 100))) + " " +
+         std::to_string(f.left) + " " + std::to_string(f.top) + " " + std::to_string(f.right) + " " +
+         std::to_string(f.bottom) + "\n";
+  return s;
+}
+
+// Every layer on the device from the CPU's inputs (<= 1e-5), then the whole network chained on
+// the device (<= 1e-4 per layer), then the same detections. Detections are compared for real
+// weights only: random weights put scores of hundreds of boxes right at the threshold, where
+// the last bit of rounding decides.
+void check_network(const std::string& cfg, const std::string& weights, const std::string& image, int img_w, int img_h,
+                   bool compare_detections) {
+  auto net = load_network_cfg(cfg, BuildOptions{});
+  REQUIRE(net.ok());
+  const std::vector<float> input = letterboxed(*net, image);
+  CpuRun cpu = run_cpu(*net, weights, input);
+  auto wf = WeightsFile::open(weights);
+  REQUIRE(wf.ok());
+  const std::vector<size_t> offsets = layer_param_offsets(*net);
+
+  int convs = 0;
+  for (const auto& l : net->layers) {
+    std::vector<const float*> ins;
+    for (int s : l->sources) ins.push_back(s < 0 ? input.data() : cpu.outputs[size_t(s)].data());
+    LayerParams params(*wf, *l, offsets[size_t(l->index)]);
+    auto got = backend()->forward_layer(*l, ins, params);
+    INFO(cfg << " layer " << l->index << " [" << l->kind() << "] " << l->detail());
+    INFO((got.ok() ? "" : got.status().message()));
+    REQUIRE(got.ok());
+    const double rel = relative_error(*got, cpu.outputs[size_t(l->index)]);
+    INFO("max-abs-diff / max-abs = " << rel);
+    CHECK(rel <= 1e-5);
+    convs += std::string(l->kind()) == "conv";
+  }
+  CHECK(convs > 5);
+
+  std::vector<std::vector<float>> dev(net->layers.size());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::copy(input.begin(), input.end(), in->data());
+  RunHooks hooks;
+  hooks.on_output = [&dev](const Layer& l, const float* p) {
+    dev[size_t(l.index)].assign(p, p + l.out.count());
+    return Status::Ok();
+  };
+  auto out = backend()->run(*net, make_plan(*net), *wf, std::move(*in), mem, hooks);
+  REQUIRE(out.ok());
+  for (size_t i = 0; i < dev.size(); ++i) {
+    const double rel = relative_error(dev[i], cpu.outputs[i]);
+    INFO(cfg << " chained layer " << i << " relative error " << rel);
+    CHECK(rel <= 1e-4);
+  }
+  const cl::DeviceMemStats dm = backend()->device_memory();
+  CHECK(dm.peak > 0);
+  CHECK(dm.peak_layer >= 0);
+  if (!compare_detections) return;
+  const std::string a = found_text(*net, cpu.out, img_w, img_h), b = found_text(*net, *out, img_w, img_h);
+  INFO("cpu:\n" << a << "opencl:\n" << b);
+  CHECK(!a.empty());
+  CHECK(a == b);
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL: devices are listed with their properties", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  auto devs = cl::list_devices();
+  REQUIRE(!devs->empty());
+  for (const auto& d : *devs) {
+    CHECK(!d.name.empty());
+    CHECK(d.compute_units > 0);
+    CHECK(d.global_mem > 0);
+    CHECK(d.local_mem > 0);
+    CHECK(d.version.rfind("OpenCL ", 0) == 0);
+  }
+  auto bad = cl::Backend::open({"no such device anywhere"});
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message().find("no such device") != std::string::npos);
+  auto out_of_range = cl::Backend::open({"999"});
+  REQUIRE(!out_of_range.ok());
+}
+
+#ifdef MDFI_HAVE_OPENCL
+TEST_CASE("OpenCL: every SGEMM configuration and split-K matches a double reference", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  auto rt = cl::Runtime::open("");
+  REQUIRE(rt.ok());
+  cl::GemmTuner tuner(**rt, false);
+  std::mt19937 rng(7);
+  // 1s, primes, and sizes just off the tile multiples.
+  const int shapes[][3] = {{1, 1, 1}, {1, 13, 7}, {5, 1, 3}, {17, 31, 1}, {31, 37, 41}, {64, 65, 63}, {129, 97, 130}, {37, 169, 288}};
+  for (const auto& s : shapes) {
+    const int M = s[0], N = s[1], K = s[2];
+    const auto A = random_vector(size_t(M) * K, rng), B = random_vector(size_t(K) * N, rng);
+    std::vector<float> ref(size_t(M) * N);
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double acc = 0;
+        for (int k = 0; k < K; ++k) acc += double(A[size_t(m) * K + k]) * B[size_t(k) * N + n];
+        ref[size_t(m) * N + n] = float(acc);
+      }
+    for (size_t c = 0; c < cl::gemm_configs().size(); ++c)
+      for (int splits : {1, 2, 3}) {
+        const cl::GemmPlan p = cl::make_gemm_plan(M, N, K, int(c), splits);
+        std::vector<float> at(p.at_floats(), 0.f), b(p.b_floats(), 0.f), got(size_t(M) * N, NAN);
+        for (int m = 0; m < M; ++m)
+          for (int k = 0; k < K; ++k) at[size_t(k) * p.Mp + m] = A[size_t(m) * K + k];
+        for (int k = 0; k < K; ++k)
+          for (int n = 0; n < N; ++n) b[size_t(k) * p.Np + n] = B[size_t(k) * N + n];
+        auto dat = (*rt)->alloc(at.size() * 4, "A"), db = (*rt)->alloc(b.size() * 4, "B"),
+             dc = (*rt)->alloc(got.size() * 4, "C"), part = (*rt)->alloc(std::max<size_t>(p.partial_floats(), 1) * 4, "P");
+        REQUIRE((dat.ok() && db.ok() && dc.ok() && part.ok()));
+        REQUIRE((*rt)->write(*dat, at.data(), at.size() * 4).ok());
+        REQUIRE((*rt)->write(*db, b.data(), b.size() * 4).ok());
+        REQUIRE((*rt)->write(*dc, got.data(), got.size() * 4).ok());  // NaN poison: every C must be written
+        REQUIRE(cl::enqueue_gemm(**rt, p, dat->get(), db->get(), dc->get(), nullptr, -1, part->get()).ok());
+        REQUIRE((*rt)->read(*dc, got.data(), got.size() * 4).ok());
+        INFO(M << "x" << N << "x" << K << " " << cl::gemm_configs()[c].name << " splits " << splits);
+        CHECK(relative_error(got, ref) <= 1e-5);
+      }
+  }
+  // The public entry point, through the tuner's choice.
+  const int M = 23, N = 45, K = 67;
+  const auto A = random_vector(size_t(M) * K, rng), B = random_vector(size_t(K) * N, rng);
+  std::vector<float> C(size_t(M) * N), ref(size_t(M) * N, 0.f);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int k = 0; k < K; ++k) acc += double(A[size_t(m) * K + k]) * B[size_t(k) * N + n];
+      ref[size_t(m) * N + n] = float(acc);
+    }
+  REQUIRE(backend()->gemm(M, N, K, A.data(), B.data(), C.data()).ok());
+  CHECK(relative_error(C, ref) <= 1e-5);
+}
+
+TEST_CASE("OpenCL: the compiled program is cached on disk", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string dir = tmp_dir("opencl_cache");
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  auto first = cl::Runtime::open("");
+  auto second = cl::Runtime::open("");
+  if (old) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else ::unsetenv("XDG_CACHE_HOME");
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(!(*first)->program_from_cache());
+  CHECK((*second)->program_from_cache());
+}
+#endif
+
+TEST_CASE("OpenCL: yolov3-tiny layer by layer and chained equals the CPU path", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  check_network(cfg, weights, "/usr/share/darknet/data/dog.jpg", 768, 576, false);
+}
+
+TEST_CASE("OpenCL: Yolo-Fastest-1.1 layer by layer and chained equals the CPU path", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
+  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  check_network(dir + "/yolo-fastest-1.1.cfg", dir + "/yolo-fastest-1.1.weights", "/usr/share/darknet/data/dog.jpg", 768,
+                576, true);
+}
