@@ -13,12 +13,18 @@
 namespace {
 
 thread_local mdfi::MemoryTracker* g_decode_tracker = nullptr;
+// Set when an stb allocation fails. stb tries format after format and its last reason wins, so
+// "outofmem" from the right decoder is often replaced by "unknown image type" or "no SOI".
+thread_local bool g_decode_alloc_failed = false;
 constexpr size_t kPrefix = 64;  // keeps the payload 64-byte aligned and remembers the size
 
 void* tracked_malloc(size_t n) {
   if (!g_decode_tracker) return nullptr;
   void* raw = g_decode_tracker->allocate(n + kPrefix, mdfi::MemCategory::kOther);
-  if (!raw) return nullptr;
+  if (!raw) {
+    g_decode_alloc_failed = true;
+    return nullptr;
+  }
   *static_cast<size_t*>(raw) = n;
   return static_cast<char*>(raw) + kPrefix;
 }
@@ -106,10 +112,11 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
                                                   "; refused before decoding");
   int w = 0, h = 0, comp = 0;
   g_decode_tracker = &mem;
+  g_decode_alloc_failed = false;
   if (!stbi_info_from_file(fp, &w, &h, &comp)) {
     const char* why = stbi_failure_reason();
     // stb's JPEG header reader allocates: a failed allocation there is not a bad image.
-    if (why && std::string(why) == "outofmem")
+    if (g_decode_alloc_failed)
       return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory reading the image header");
     return Result<ImageU8>(ErrorKind::kImage, path + ": not a decodable image (" + (why ? why : "unknown format") + ")");
   }
@@ -118,11 +125,12 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
                                                   ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
                                                   " megapixels; refused before decoding");
   int got_c = 0;
+  g_decode_alloc_failed = false;
   unsigned char* pixels = stbi_load_from_file(fp, &w, &h, &got_c, 3);
   if (!pixels) {
     const char* why = stbi_failure_reason();
     std::string reason = why && *why ? why : "decode failed";
-    if (reason == "outofmem") return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory decoding the image");
+    if (g_decode_alloc_failed || reason == "outofmem") return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory decoding the image");
     return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt or truncated image (" + reason + ")");
   }
   ImageU8 im;
