@@ -404,3 +404,27 @@ TEST_CASE("cli: classify batches give ranked classes in every format", "[cli]") 
                     "assert all(len(r)==9 for r in rows)\n"
                     "assert [r[4] for r in rows[1:3]]==['1','2'] and rows[3][-1]\n");
 }
+
+TEST_CASE("cli: the bash completion knows every command and option of --help", "[cli]") {
+  const std::string script = slurp(source_path("scripts/mdfi-completion.bash"));
+  REQUIRE(!script.empty());
+  REQUIRE(run_command("bash -n " + quote(source_path("scripts/mdfi-completion.bash"))).exit_code == 0);
+  const std::regex opt("(^|[ ,])(--[a-z][a-z0-9-]*)");
+  for (const char* cmd : {"detect", "classify", "models", "info", "plan", "gen-weights"}) {
+    auto h = run_command(bin() + " " + cmd + " --help");
+    REQUIRE(h.exit_code == 0);
+    CHECK(script.find(cmd) != std::string::npos);
+    // Only the option column (before the description), so words in descriptions don't count.
+    std::istringstream lines(h.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.size() < 3 || line[2] != '-') continue;
+      const std::string head = line.substr(0, line.find("  ", 2));
+      for (auto it = std::sregex_iterator(head.begin(), head.end(), opt); it != std::sregex_iterator(); ++it) {
+        const std::string o = (*it)[2];
+        INFO(cmd << " " << o);
+        CHECK(std::regex_search(script, std::regex("[^a-z0-9-]" + o + "[^a-z0-9-]")));
+      }
+    }
+  }
+}
