@@ -28,7 +28,7 @@ max_rss_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF/1000}' "$1";
 printf '| network | Darknet heap (MB) | mdfi heap (MB) | Darknet/mdfi | mdfi max RSS (MB) | mdfi reported peak (MB) | mdfi predicted (MB) | target (MB) | met |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for net in "${NETS[@]}"; do
-  cfg="cfg/$net.cfg"
+  cfg="$PWD/cfg/$net.cfg"
   weights="$WORK/$net.weights"
   [ -f "$weights" ] || "$MDFI" -q gen-weights --net "$net" -o "$weights"
   case "$net" in

@@ -10,10 +10,6 @@
 
 namespace mdfi {
 
-// Bounded im2col workspace: 1 MiB of floats keeps yolov3's largest k=3 tiles in L2 and the
-// memory floor intact.
-static constexpr size_t kWorkspaceFloats = 256 * 1024;
-
 LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<ConvLayer>();
   auto filters = r.require_int("filters");
@@ -84,19 +80,19 @@ std::vector<ParamSegment> ConvLayer::param_layout() const {
   return v;
 }
 
+// The reference path's im2col tile gets the same scratch as the fast path's packed block, so
+// the plan (made for the default fast path) bounds both; only depthwise layers differ (the fast
+// direct kernel needs none, the reference path's tile is not planned).
 int ConvLayer::tile_columns() const {
   const size_t n = size_t(out.h) * out.w;
   const size_t k = size_t(in.c / groups) * size * size;
-  size_t t = std::max<size_t>(16, kWorkspaceFloats / k);
-  return int(std::min(n, t));
+  const size_t budget = kernels::sgemm_workspace_floats(int(k), int(n));
+  return int(std::min(n, std::max<size_t>(1, budget / k)));
 }
 
-// The plan budgets for the larger of the two paths' scratch, so either stays within it.
 size_t ConvLayer::workspace_floats() const {
-  const size_t ref = direct_1x1() ? 0 : size_t(in.c / groups) * size * size * tile_columns();
-  const size_t fast = depthwise() ? 0
-                                  : kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w);
-  return std::max(ref, fast);
+  if (depthwise()) return 0;
+  return kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w);
 }
 
 size_t ConvLayer::resident_param_floats() const { return std::max(param_floats(), fast_resident_param_floats()); }
