@@ -97,7 +97,8 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
     ~Closer() { std::fclose(f); }
   } closer{fp};
   struct stat st {};
-  if (::fstat(::fileno(fp), &st) == 0 && S_ISDIR(st.st_mode))
+  const bool have_stat = ::fstat(::fileno(fp), &st) == 0;
+  if (have_stat && S_ISDIR(st.st_mode))
     return Result<ImageU8>(ErrorKind::kImage, path + ": is a directory, not an image");
   // Our own header read first: stb refuses some huge headers itself but then reports only
   // "unknown image type" after trying every other format.
@@ -110,6 +111,14 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
                                                        : "over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
                                                              " megapixels") +
                                                   "; refused before decoding");
+  // No image format packs more than ~10,000 pixels into a byte (deflate tops out near 1032:1 on
+  // 1-bit pixels, GIF's LZW near 11,000:1), so a 20-byte file claiming 55 megapixels is a
+  // decompression bomb: stb would allocate and clear ~0.5 GB and spend seconds before failing.
+  if (have_stat && declared.known && declared.w * declared.h > int64_t(st.st_size) * 16384)
+    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
+                                                  std::to_string(declared.h) + " but the file has only " +
+                                                  std::to_string(st.st_size) +
+                                                  " bytes; refused before decoding (truncated, or a decompression bomb)");
   int w = 0, h = 0, comp = 0;
   g_decode_tracker = &mem;
   g_decode_alloc_failed = false;

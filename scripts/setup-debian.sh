@@ -12,6 +12,7 @@ PKGS=(
   darknet            # reference implementation for the parity tests (libdarknet.so)
   heaptrack time     # memory benchmarks
   python3            # test helpers
+  clang libclang-rt-14-dev  # libFuzzer + sanitizer runtimes for scripts/fuzz.sh
 )
 if [ "${MDFI_SETUP_CROSS:-0}" = 1 ]; then
   PKGS+=(crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user)

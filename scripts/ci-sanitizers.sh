@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The sanitizer CI job: builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer
+# (LeakSanitizer on, every report fatal) and runs the unit, robustness and CLI tests in it - the
+# robustness tests drive the sanitized mdfi binary through the whole bad-input corpus, OOM
+# injection and I/O faults, so every error path is leak-checked at each process exit. Then one
+# full yolov3-tiny detect run (generated weights) must exit 0 with no report.
+# Called from .ci/run after the README test command; extra arguments go to mdfi_tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# The libdarknet reference helper is not ours to sanitize; the parity tests run in the main job.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS="$san" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DMDFI_DARKNET_TESTS=OFF "${launcher[@]}" >/dev/null
+cmake --build build-asan -j"$(nproc)" --target mdfi mdfi_tests
+
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+echo "== sanitizers: unit, robustness and CLI tests"
+build-asan/test/mdfi_tests "${@:-[shapes],[parser],[weights],[layers],[plan],[memory],[image],[detect],[robustness],[cli]}"
+
+echo "== sanitizers: a full yolov3-tiny detect run, leak-checked at exit"
+tmp=build-asan/test/tmp/asan-yolov3-tiny
+mkdir -p "$tmp"
+build-asan/app/mdfi gen-weights -q --cfg cfg/yolov3-tiny.cfg -o "$tmp/yolov3-tiny.weights"
+build-asan/app/mdfi detect --cfg cfg/yolov3-tiny.cfg --weights "$tmp/yolov3-tiny.weights" \
+  test/bad/good/small.png >"$tmp/out.txt" 2>"$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+if grep -q "Sanitizer\|runtime error" "$tmp/err.txt"; then cat "$tmp/err.txt"; exit 1; fi
+echo "sanitizers: no reports"
