@@ -62,11 +62,11 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     std::fprintf(stderr, "mdfi: reading image paths from the terminal, one per line; end with Ctrl-D\n");
   auto inputs = expand_inputs(args.images, args.list, std::cin);
   if (!inputs.ok()) return report(inputs.status());
-  if (inputs->empty()) {
-    const bool had_any = !args.images.empty() || !args.list.empty();
-    return report(Status(ErrorKind::kUsage, had_any ? "no images found in the given inputs"
-                                                    : "no input images (give paths, directories or --list FILE)"));
-  }
+  if (args.images.empty() && args.list.empty())
+    return report(Status(ErrorKind::kUsage, "no input images (give paths, directories or --list FILE)"));
+  // An empty folder or an empty list (a `find` that matched nothing) is an empty batch, not a
+  // usage error: the output is still well-formed (e.g. "[]") and the exit code 0.
+  if (inputs->empty() && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
   args.images = std::move(*inputs);
 
   // Open everything that can fail as a whole before the (possibly long) model load.

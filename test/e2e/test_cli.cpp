@@ -297,6 +297,13 @@ TEST_CASE("cli: exit codes 0 and 3 for single images, directories, -o atomicity"
   CHECK(ok.out.find("dog.jpg") < ok.out.find("eagle.jpg"));
   CHECK(ok.out.find("readme") == std::string::npos);
 
+  // An empty folder or list is an empty batch: well-formed output, exit 0.
+  const std::string none = tmp_dir("cli_exit_empty");
+  auto empty = run_command("printf '' | " + bin() + " detect -q --format json --list - " + model + " " + quote(none));
+  INFO(empty.err);
+  CHECK(empty.exit_code == 0);
+  CHECK(nlohmann::json::parse(empty.out).empty());
+
   write_file(dir + "/bad.jpg", "");
   auto one_bad = run_command(bin() + " detect -q " + model + " " + quote(dir + "/bad.jpg"));
   CHECK(one_bad.exit_code == 3);
