@@ -15,6 +15,9 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
   const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
   if (opt.nms > 0) network_nms(pm.net, dets, ncls, opt.nms);
   std::vector<Found> found = collect_found(dets, run.img_w, run.img_h, opt.thresh);
+  // Each stage is freed before the next is built: an untrained or odd model can yield 10^5
+  // boxes, and post-processing must not outgrow the network's own peak.
+  std::vector<Detection>().swap(dets);
   if (args.top > 0 && found.size() > size_t(args.top)) {
     // Darknet's order is kept for the boxes that remain.
     std::vector<size_t> idx(found.size());
@@ -26,6 +29,7 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     for (size_t i : idx) kept.push_back(found[i]);
     found = std::move(kept);
   }
+  r.detections.reserve(found.size());
   for (const Found& f : found) {
     DetectionRecord d;
     d.class_id = f.class_id;
@@ -41,6 +45,7 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     d.h = f.rel.h;
     r.detections.push_back(std::move(d));
   }
+  std::vector<Found>().swap(found);
 }
 
 Action add_detect_command(CLI::App& app) {

@@ -101,8 +101,8 @@ size_t sgemm_workspace_floats(int K, int N) {
 }
 
 void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, float* C, int ldc, const float* bias,
-                  Activation act, int threads, float* workspace) {
-  const KernelInfo& kern = active_kernel();
+                  Activation act, int threads, float* workspace, const KernelInfo* kernel) {
+  const KernelInfo& kern = kernel ? *kernel : active_kernel();
   const int nr = kern.nr;
   const int m_panels = (M + kMR - 1) / kMR;
   (void)threads;

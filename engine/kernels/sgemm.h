@@ -59,7 +59,9 @@ size_t sgemm_workspace_floats(int K, int N);
 
 // C (row stride ldc) = A_packed * B (+ bias[row]), then activation. `workspace` holds
 // sgemm_workspace_floats(K, N) floats.
+// `kernel` defaults to active_kernel(); tests pass each available one. The workspace must be
+// sized for the kernel's NR (sgemm_workspace_floats uses the active kernel's).
 void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, float* C, int ldc, const float* bias,
-                  Activation act, int threads, float* workspace);
+                  Activation act, int threads, float* workspace, const KernelInfo* kernel = nullptr);
 
 }  // namespace mdfi::kernels

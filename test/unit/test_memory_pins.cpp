@@ -1,0 +1,43 @@
+// Regression guard: the predicted peak heap of each named network is pinned (within 3%), so
+// memory cannot silently grow. The figures are `mdfi plan --net NAME` on the day they were set;
+// change them only with a reason in the commit message.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "plan.h"
+#include "support.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+TEST_CASE("predicted peaks of the named networks are pinned", "[memory]") {
+  struct Pin {
+    const char* net;
+    double bytes;
+  };
+  const Pin pins[] = {{"yolov3", 33835264},    {"yolov3-tiny", 20969472}, {"alexnet", 6137856},
+                      {"tiny", 4014080},       {"darknet19", 19501056},   {"darknet53", 19894272},
+                      {"resnet50", 12582912}};
+  for (const Pin& p : pins) {
+    auto net = load_network_cfg(source_path(std::string("cfg/") + p.net + ".cfg"), BuildOptions{});
+    REQUIRE(net.ok());
+    const Plan plan = make_plan(*net);
+    INFO(p.net << ": predicted " << plan.peak_bytes << " bytes, pinned " << p.bytes);
+    CHECK(std::fabs(double(plan.peak_bytes) - p.bytes) <= 0.03 * p.bytes);
+  }
+}
+
+TEST_CASE("the memory targets of the named networks hold in the plan", "[memory]") {
+  struct Target {
+    const char* net;
+    double mb;
+  };
+  for (Target t : {Target{"yolov3", 40}, Target{"yolov3-tiny", 25}, Target{"alexnet", 16}, Target{"tiny", 8},
+                   Target{"darknet53", 25}, Target{"resnet50", 18}}) {
+    auto net = load_network_cfg(source_path(std::string("cfg/") + t.net + ".cfg"), BuildOptions{});
+    REQUIRE(net.ok());
+    INFO(t.net);
+    CHECK(double(make_plan(*net).peak_bytes) / 1e6 <= t.mb);
+  }
+}
