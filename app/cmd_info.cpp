@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "activation.h"
+#include "layer_catalog.h"
 #include "layer_table.h"
 #include "model_args.h"
 #include "plan.h"
@@ -21,12 +23,22 @@ Action add_info_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("info", "print the layer table of a network (and check a weights file)");
   add_model_options(*cmd, *args, "yolov3", false);
   cmd->add_option("--weights,-w", args->weights, "check this weights file against the cfg");
-  return [args]() {
+  auto layers = std::make_shared<bool>(false);
+  cmd->add_flag("--layers", *layers, "list the supported layer types and the keys read for each, then exit");
+  return [args, layers]() {
+    if (*layers) {
+      for (const LayerDoc& d : layer_catalog())
+        std::printf("[%s]\n  keys: %s\n  %s\n", d.section, *d.keys ? d.keys : "(none)", d.note);
+      std::printf("activations: %s\n", activation_names().c_str());
+      return int(kExitOk);
+    }
     auto m = resolve_model(*args, "yolov3", false);
     if (!m.ok()) return report(m.status());
     auto net = build_model(*m, *args);
     if (!net.ok()) return report(net.status());
     print_warnings(*net);
+    if (verbosity().verbose)
+      std::fprintf(stderr, "mdfi: compat %s (%s)\n", to_string(net->net.compat), net->net.compat_reason.c_str());
     print_layer_table(stdout, *net, nullptr);
     print_totals(stdout, *net);
     if (!m->weights_path.empty()) {

@@ -3,6 +3,7 @@
 // output against arithmetic done here, plus compat resolution and the DIoU NMS.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "compat.h"
 #include "detect.h"
 #include "executor.h"
+#include "layer_catalog.h"
 #include "layers/batchnorm.h"
 #include "plan.h"
 #include "support.h"
@@ -272,4 +274,19 @@ TEST_CASE("DIoU NMS suppresses by IoU minus the centre-distance term", "[detect]
   CHECK(box_iou(a, dets[2].bbox) > 0.45f);
   CHECK(box_diou(a, dets[2].bbox, 0.6f) < 0.45f);
   CHECK(dets[2].prob[0] == 0.7f);
+}
+
+TEST_CASE("info --layers lists exactly the supported sections, with their keys", "[layers]") {
+  std::vector<std::string> documented;
+  for (const LayerDoc& d : layer_catalog())
+    if (std::string(d.section) != "net") documented.push_back(d.section);
+  std::vector<std::string> supported = supported_layer_types();
+  std::sort(documented.begin(), documented.end());
+  std::sort(supported.begin(), supported.end());
+  CHECK(documented == supported);
+  auto r = run_command(mdfi_binary() + " info --layers");
+  REQUIRE(r.exit_code == 0);
+  for (const char* s : {"[scale_channels]", "[region]", "[local]", "scale_x_y", "weights_type", "groups, group_id",
+                        "letter_box", "mish"})
+    CHECK(r.out.find(s) != std::string::npos);
 }
