@@ -1,6 +1,7 @@
 // The output sink and the format table; the writers live in output_<format>.cpp.
 #include "output.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,17 +37,27 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
   }
   s->is_stdout_ = false;
   s->path_ = path;
-  // Same directory as the target, so the final rename cannot cross file systems.
-  s->tmp_ = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(s->tmp_.data());
-  if (fd < 0)
-    return Result<std::unique_ptr<OutputSink>>(ErrorKind::kIo,
-                                                path + ": cannot create the output file (" + std::strerror(errno) + ")");
-  ::fchmod(fd, 0644);  // mkstemp makes 0600; results are ordinary files
+  // Preferably an unnamed file (O_TMPFILE) in the target's directory: if mdfi is killed
+  // (Ctrl-C, OOM killer) nothing is left behind. It gets a name only in commit().
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+#endif
+  if (fd < 0) {
+    // File systems without O_TMPFILE: a named temp file, removed on every failure path we see.
+    s->tmp_ = path + ".tmp.XXXXXX";
+    fd = ::mkstemp(s->tmp_.data());
+    if (fd < 0)
+      return Result<std::unique_ptr<OutputSink>>(ErrorKind::kIo,
+                                                  path + ": cannot create the output file (" + std::strerror(errno) + ")");
+    ::fchmod(fd, 0644);  // mkstemp makes 0600; results are ordinary files
+  }
   s->f_ = ::fdopen(fd, "w");
   if (!s->f_) {
     ::close(fd);
-    ::unlink(s->tmp_.c_str());
+    if (!s->tmp_.empty()) ::unlink(s->tmp_.c_str());
     return Result<std::unique_ptr<OutputSink>>(ErrorKind::kIo, path + ": cannot open the output file");
   }
   return s;
@@ -68,11 +79,24 @@ Status OutputSink::commit() {
   }
   bool bad = std::fflush(f_) != 0 || std::ferror(f_);
   if (!bad && ::fsync(::fileno(f_)) != 0) bad = true;
-  const int saved = errno;
+  int saved = errno;
+  if (!bad && tmp_.empty()) {
+    // Give the unnamed file a unique temporary name, then rename it over the target (linkat
+    // cannot replace an existing file; rename can, atomically).
+    const std::string proc = "/proc/self/fd/" + std::to_string(::fileno(f_));
+    for (int k = 0; k < 100 && tmp_.empty(); ++k) {
+      const std::string candidate = path_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(k);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0)
+        tmp_ = candidate;
+      else if (errno != EEXIST)
+        break;
+    }
+    if (tmp_.empty()) bad = true, saved = errno;
+  }
   if (std::fclose(f_) != 0) bad = true;
   f_ = nullptr;
   if (bad) {
-    ::unlink(tmp_.c_str());
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
     return Status(ErrorKind::kIo, path_ + ": writing the results failed (" + std::strerror(saved ? saved : errno) +
                                       "); nothing was written under that name");
   }
@@ -89,8 +113,8 @@ void OutputSink::abandon() {
   if (is_stdout_) {
     std::fflush(f_);
   } else {
-    std::fclose(f_);
-    ::unlink(tmp_.c_str());
+    std::fclose(f_);  // an unnamed O_TMPFILE file simply disappears
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
   }
   f_ = nullptr;
 }

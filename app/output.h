@@ -1,7 +1,7 @@
 // Result writers (one file per format: output_text.cpp, output_json.cpp, output_jsonl.cpp,
-// output_csv.cpp) and the output sink they write to: stdout, or -o FILE written to a temporary
-// file in the same directory and renamed into place only when complete, so a failed or
-// interrupted run never leaves a half-written results file under the requested name.
+// output_csv.cpp) and the output sink they write to: stdout, or -o FILE written to an unnamed
+// (O_TMPFILE) or temporary file in the same directory and renamed into place only when complete,
+// so a failed or killed run never leaves a half-written results file under the requested name.
 #pragma once
 
 #include <cstdio>
