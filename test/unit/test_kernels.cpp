@@ -72,6 +72,7 @@ namespace {
 // Runs one cfg on a random input with both paths and returns the worst relative error per layer.
 double fast_vs_reference(const std::string& cfg_text, const std::string& tag) {
   auto net = network_from_text(cfg_text, tag + ".cfg");
+  INFO(net.status().message());
   REQUIRE(net.ok());
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/" + tag + ".weights";
   REQUIRE(generate_weights(*net, wpath, 7).ok());
@@ -144,9 +145,9 @@ stride=2
 pad=1
 activation=linear
 [convolutional]
-filters=12
+filters=8
 size=3
-groups=12
+groups=8
 stride=2
 pad=1
 activation=relu
