@@ -27,18 +27,13 @@ void Canvas::fill(int x0, int y0, int x1, int y1, Rgb c) {
 
 Result<Canvas> load_canvas(const std::string& path) {
   MemoryTracker mem;
-  auto im = load_image_rgb(path, mem);
+  auto im = load_image_u8(path, mem);  // interleaved RGB bytes, no float copy of a big photo
   if (!im.ok()) return im.status();
   Canvas c;
   c.w = im->w;
   c.h = im->h;
-  c.px.resize(size_t(c.w) * size_t(c.h) * 3);
-  for (int ch = 0; ch < 3; ++ch)
-    for (int y = 0; y < c.h; ++y)
-      for (int x = 0; x < c.w; ++x)
-        // The engine stores pixel/255; rounding recovers the exact byte.
-        c.px[(size_t(y) * size_t(c.w) + size_t(x)) * 3 + size_t(ch)] =
-            uint8_t(std::lround(im->at(x, y, std::min(ch, im->c - 1)) * 255.0f));
+  const unsigned char* p = im->pixels();
+  c.px.assign(p, p + size_t(c.w) * size_t(c.h) * 3);
   return c;
 }
 
