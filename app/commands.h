@@ -17,6 +17,8 @@ Action add_gen_weights_command(CLI::App& app);
 Action add_detect_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
 Action add_models_command(CLI::App& app);
+Action add_bench_command(CLI::App& app);  // cmd_bench.cpp
+Action add_devices_command(CLI::App& app);  // cmd_devices.cpp (OpenCL)
 
 // Global verbosity from -q / -v.
 struct Verbosity {

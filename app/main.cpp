@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
       {"detect", add_detect_command(app)},     {"classify", add_classify_command(app)},
       {"models", add_models_command(app)},     {"info", add_info_command(app)},
       {"plan", add_plan_command(app)},         {"gen-weights", add_gen_weights_command(app)},
+      {"devices", add_devices_command(app)},   {"bench", add_bench_command(app)},
   };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
   try {

@@ -51,6 +51,18 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   auto labels = load_labels(pm.model.labels_path);
   if (!labels.ok()) return labels.status();
   pm.labels = std::move(*labels);
+  if (!args.device.empty() && args.backend != "opencl")
+    return Status(ErrorKind::kUsage, "--device " + args.device + " needs --backend opencl");
+  if (args.backend == "opencl") {
+    cl::BackendOptions o;
+    o.device = args.device;
+    auto be = cl::Backend::open(o);
+    if (!be.ok()) return Status(ErrorKind::kUnsupported, "--backend opencl: " + be.status().message());
+    pm.device = std::move(*be);
+    if (verbosity().verbose)
+      std::fprintf(stderr, "mdfi: OpenCL device %s / %s\n", pm.device->device().platform.c_str(),
+                   pm.device->device().name.c_str());
+  }
   return pm;
 }
 
@@ -100,8 +112,10 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
   ExecOptions exec;
   exec.reference = args.reference;
   exec.threads = args.threads > 0 ? args.threads : default_threads();
-  auto out = run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);
+  auto out = pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks)
+                       : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);
   if (!out.ok()) return out.status();
+  if (pm.device) run.device_mem = pm.device->device_memory();
   run.out = std::move(*out);
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return run;
@@ -134,6 +148,10 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
                format_bytes(p.of(MemCategory::kWeights)).c_str(), format_bytes(p.of(MemCategory::kActivations)).c_str(),
                format_bytes(p.of(MemCategory::kWorkspace)).c_str(), format_bytes(p.of(MemCategory::kOther)).c_str(),
                format_bytes(pm.plan.peak_bytes).c_str(), format_bytes(peak_rss_bytes()).c_str());
+  if (pm.device)  // with --backend opencl the per-layer weights/workspace/activations columns are device bytes
+    std::fprintf(out, "peak device memory: %s at %s on %s\n", format_bytes(run.device_mem.peak).c_str(),
+                 run.device_mem.peak_layer < 0 ? "the input upload" : ("layer " + std::to_string(run.device_mem.peak_layer)).c_str(),
+                 pm.device->device().name.c_str());
 }
 
 Status write_mem_report_json(const std::string& path, const PreparedModel& pm, const ImageRun& run,
@@ -154,10 +172,10 @@ Status write_mem_report_json(const std::string& path, const PreparedModel& pm, c
   std::fprintf(f,
                "\n],\n\"peak_bytes\": %zu, \"peak_layer\": %d, \"peak_weights\": %zu, \"peak_activations\": %zu, "
                "\"peak_workspace\": %zu, \"peak_other\": %zu, \"predicted_peak_bytes\": %zu, \"predicted_peak_layer\": %d, "
-               "\"peak_rss_bytes\": %zu}\n",
+               "\"peak_rss_bytes\": %zu, \"device_peak_bytes\": %llu, \"device_peak_layer\": %d}\n",
                mem.peak(), mem.peak_phase(), p.of(MemCategory::kWeights), p.of(MemCategory::kActivations),
                p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), pm.plan.peak_bytes, pm.plan.peak_layer,
-               peak_rss_bytes());
+               peak_rss_bytes(), static_cast<unsigned long long>(run.device_mem.peak), run.device_mem.peak_layer);
   if (std::fclose(f) != 0) return Status(ErrorKind::kIo, path + ": write failed");
   return Status::Ok();
 }

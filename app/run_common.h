@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "detect.h"
 #include "executor.h"
 #include "image.h"
@@ -33,6 +34,8 @@ struct RunArgs {
   std::string max_mem;     // --max-mem SIZE ("" = no budget)
   int threads = 0;         // --threads (0 = all cores)
   bool reference = false;  // --reference: the plain reference kernels (parity oracle)
+  std::string backend = "cpu";  // --backend cpu|opencl
+  std::string device;           // --device N|NAME (OpenCL)
 };
 
 struct PreparedModel {
@@ -41,6 +44,7 @@ struct PreparedModel {
   Plan plan;
   WeightsFile weights;
   std::vector<std::string> labels;
+  std::shared_ptr<cl::Backend> device;  // set for --backend opencl
 };
 
 Result<std::vector<std::string>> load_labels(const std::string& path);
@@ -50,6 +54,7 @@ struct ImageRun {
   int img_w = 0, img_h = 0;
   RunOutput out;
   std::vector<LayerRunStats> stats;
+  cl::DeviceMemStats device_mem;  // --backend opencl: device memory of this run
   double ms = 0;
 };
 

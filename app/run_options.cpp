@@ -76,6 +76,14 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->group(perf);
   cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
       ->group(perf);
+  cmd.add_option("--backend", args.backend,
+                 "cpu, or opencl: run on an OpenCL device (activations stay on it, weights streamed per layer)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "opencl"}))
+      ->group(perf);
+  cmd.add_option("--device", args.device,
+                 "OpenCL device: index or part of the platform/device name from `mdfi devices` (default: first GPU)")
+      ->group(perf);
 }
 
 }  // namespace mdfi::app

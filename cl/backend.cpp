@@ -2,12 +2,16 @@
 // each output, pull the layer's parameters, compute, free what the plan frees), but on the
 // device. Activations never leave it between layers; each convolution's parameter range is read
 // from the weights file into a pinned staging buffer, copied over, turned into the SGEMM's
-// layout by a kernel and dropped after the layer (or kept, with keep_weights). The host reads
-// the next layer's weights while the device still works on the previous ones: two staging
-// buffers alternate, each guarded by the event of its last copy. Layers without a device kernel
-// run through their CPU reference on host copies of their inputs.
+// layout by a kernel into a one-layer weights arena that the next convolution overwrites (or
+// into buffers of its own, kept across runs, with keep_weights). The host reads the next
+// layers' weights while the device still works on earlier ones: three staging buffers rotate,
+// each guarded by the event of its last copy. Layers without a device kernel run through their
+// CPU reference on host copies of their inputs.
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
+#include <thread>
 
 #include "backend.h"
 #include "layers.h"
@@ -86,29 +90,76 @@ struct Backend::Impl {
   std::unique_ptr<Runtime> rt;
   std::unique_ptr<GemmTuner> tuner;
   std::unique_ptr<DeviceLayers> layers;
-  PinnedStaging staging[2];
+  static constexpr int kStaging = 3;   // how many layers the file reads may run ahead
+  PinnedStaging staging[kStaging];
   int next_staging = 0;
+  DevBuf raw_arena;                      // one layer's parameters as the file stores them
+  std::string readers_path;              // the file `readers` are open on
+  std::vector<WeightsFile> readers;      // extra handles for parallel reads
+
+  int read_threads() const {
+    if (opts.read_threads > 0) return opts.read_threads;
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  }
+
+  // One layer's range through `threads` handles at once: the file sits in the page cache, and
+  // one thread copying (and checking) 250 MB is what bounds a streamed inference.
+  Status read_params(WeightsFile& weights, const Layer& layer, size_t begin, float* dst, size_t count) {
+    const int want = read_threads();
+    const size_t chunk = std::max<size_t>(size_t(1) << 18, (count + size_t(want) - 1) / size_t(want));
+    const int parts = int((count + chunk - 1) / chunk);
+    if (parts <= 1) return LayerParams(weights, layer, begin).read(0, dst, count);
+    if (readers_path != weights.path() || int(readers.size()) < parts) {
+      readers.clear();
+      for (int t = 0; t < want; ++t) {
+        auto f = WeightsFile::open(weights.path());
+        if (!f.ok()) return f.status();
+        readers.push_back(std::move(*f));
+      }
+      readers_path = weights.path();
+    }
+    std::vector<Status> st(static_cast<size_t>(parts));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < parts; ++t)
+      pool.emplace_back([&, t] {
+        const size_t off = size_t(t) * chunk, n = std::min(chunk, count - off);
+        st[size_t(t)] = LayerParams(readers[size_t(t)], layer, begin).read(off, dst + off, n);
+      });
+    for (auto& th : pool) th.join();
+    for (const Status& s : st) MDFI_RETURN_IF_ERROR(s);
+    return Status::Ok();
+  }
   std::string resident_key;                // which network the kept weights belong to
   std::map<int, ConvWeights> resident;     // layer index -> prepared weights (keep_weights)
 
-  // Reads `count` floats of the layer's parameters into the next staging buffer and starts
-  // their copy into a fresh device buffer.
-  Result<DevBuf> stream_params(ParamSource& params, size_t count) {
+  // Reads `count` floats of the layer's parameters into the next staging buffer and queues
+  // their copy into the raw arena. Device buffers are reused rather than allocated per layer:
+  // freeing device memory can make the driver wait for the queue, which would stop the file
+  // reads from overlapping the device's work.
+  Status stream_params(const std::function<Status(float*)>& read, size_t count) {
     PinnedStaging& st = staging[next_staging];
-    next_staging ^= 1;
+    next_staging = (next_staging + 1) % kStaging;
     MDFI_RETURN_IF_ERROR(st.wait());
     MDFI_RETURN_IF_ERROR(st.ensure(*rt, count * 4));
-    MDFI_RETURN_IF_ERROR(params.read(0, st.data(), count));
-    auto raw = rt->alloc(count * 4, "raw layer parameters");
-    if (!raw.ok()) return raw.status();
-    MDFI_RETURN_IF_ERROR(st.upload(*rt, *raw, count * 4));
-    return raw;
+    MDFI_RETURN_IF_ERROR(read(st.data()));
+    if (raw_arena.bytes() < count * 4) {
+      raw_arena.reset();
+      auto raw = rt->alloc(count * 4, "raw layer parameters");
+      if (!raw.ok()) return raw.status();
+      raw_arena = std::move(*raw);
+    }
+    return st.upload(*rt, raw_arena, count * 4);
   }
 
-  Result<ConvWeights> conv_weights(const Layer& layer, ParamSource& params) {
-    auto raw = stream_params(params, layer.param_floats());
-    if (!raw.ok()) return raw.status();
-    return layers->prepare_conv(layer, *raw);  // raw is released on return; queued kernels keep it alive
+  Result<ConvWeights> conv_weights(const Layer& layer, ParamSource& params, bool own) {
+    const size_t n = layer.param_floats();
+    MDFI_RETURN_IF_ERROR(stream_params([&](float* dst) { return params.read(0, dst, n); }, n));
+    return layers->prepare_conv(layer, raw_arena, own);
+  }
+  Result<ConvWeights> conv_weights(const Layer& layer, WeightsFile& weights, size_t begin, bool own) {
+    const size_t n = layer.param_floats();
+    MDFI_RETURN_IF_ERROR(stream_params([&](float* dst) { return read_params(weights, layer, begin, dst, n); }, n));
+    return layers->prepare_conv(layer, raw_arena, own);
   }
 
   // A layer with no device kernel: host copies of its inputs through the CPU reference.
@@ -203,13 +254,13 @@ Result<RunOutput> Backend::run(const Network& net, const Plan& plan, WeightsFile
     } else if (DeviceLayers::on_device(layer) && DeviceLayers::takes_conv_weights(layer)) {
       auto it = im.resident.find(i);
       if (it == im.resident.end()) {
-        auto w = im.conv_weights(layer, params);
+        auto w = im.conv_weights(layer, weights, offsets[i], im.opts.keep_weights);
         if (!w.ok()) return Status(w.status().kind(), where + w.status().message());
         it = im.resident.emplace(i, std::move(*w)).first;
       }
-      weight_bytes = it->second.bytes();
+      weight_bytes = it->second.bytes;
       st = im.layers->forward(layer, ins, out, &it->second);
-      if (!im.opts.keep_weights) im.resident.erase(it);  // released once its kernels complete
+      if (!im.opts.keep_weights) im.resident.erase(it);  // the arena is overwritten by the next conv
     } else if (DeviceLayers::on_device(layer)) {
       st = im.layers->forward(layer, ins, out, nullptr);
     } else {
@@ -275,7 +326,7 @@ Result<std::vector<float>> Backend::forward_layer(const Layer& layer, const std:
     return host;
   }
   if (DeviceLayers::on_device(layer) && DeviceLayers::takes_conv_weights(layer)) {
-    auto w = im.conv_weights(layer, params);
+    auto w = im.conv_weights(layer, params, false);
     if (!w.ok()) return w.status();
     MDFI_RETURN_IF_ERROR(im.layers->forward(layer, ins, *out, &*w));
   } else if (DeviceLayers::on_device(layer)) {

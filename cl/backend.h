@@ -41,6 +41,9 @@ struct BackendOptions {
   bool keep_weights = false;
   // Time SGEMM tile configurations per shape on GPUs (cached on disk); off = a fixed heuristic.
   bool autotune = true;
+  // Threads that read a large layer's parameter range from the file in parallel chunks (each
+  // through its own WeightsFile handle); 0 = up to 8, as many as there are cores.
+  int read_threads = 0;
 };
 
 // Device memory seen by the backend's accounting (every cl_mem it creates).

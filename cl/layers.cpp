@@ -29,32 +29,41 @@ Status DeviceLayers::ensure(DevBuf& buf, size_t bytes, const char* what) {
   return Status::Ok();
 }
 
-Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw) {
+Status DeviceLayers::place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& arena, cl_mem* where, size_t bytes,
+                           const char* what) {
+  if (own) {
+    auto b = rt_.alloc(bytes, what);
+    if (!b.ok()) return b.status();
+    own_buf = std::move(*b);
+    *where = own_buf.get();
+  } else {
+    MDFI_RETURN_IF_ERROR(ensure(arena, bytes, what));
+    *where = arena.get();
+  }
+  cw.bytes += bytes;
+  return Status::Ok();
+}
+
+Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw, bool own) {
   const auto& l = static_cast<const ConvLayer&>(layer);
   ConvWeights cw;
   const int M = l.filters, K = (l.in.c / l.groups) * l.size * l.size, bn = l.batch_normalize ? 1 : 0;
-  auto bias = rt_.alloc(size_t(M) * 4, "conv biases");
-  if (!bias.ok()) return bias.status();
-  cw.bias = std::move(*bias);
+  MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_bias, bias_arena_, &cw.bias, size_t(M) * 4, "conv biases"));
   const size_t gm = size_t(M);
-  MDFI_RETURN_IF_ERROR(rt_.launch("prep_bias", 1, &gm, nullptr, {raw.get(), M, bn, cw.bias.get()}));
+  MDFI_RETURN_IF_ERROR(rt_.launch("prep_bias", 1, &gm, nullptr, {raw.get(), M, bn, cw.bias}));
   if (l.groups > 1) {
     cw.direct = true;
-    auto w = rt_.alloc(size_t(M) * K * 4, "conv weights");
-    if (!w.ok()) return w.status();
-    cw.w = std::move(*w);
+    MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_w, w_arena_, &cw.w, size_t(M) * K * 4, "conv weights"));
     const size_t g = size_t(M) * K;
-    MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_direct", 1, &g, nullptr, {raw.get(), M, K, bn, cw.w.get()}));
+    MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_direct", 1, &g, nullptr, {raw.get(), M, K, bn, cw.w}));
     return cw;
   }
   auto plan = tuner_.plan_for(M, l.out.h * l.out.w, K);
   if (!plan.ok()) return plan.status();
   cw.plan = *plan;
-  auto w = rt_.alloc(cw.plan.at_floats() * 4, "conv weights");
-  if (!w.ok()) return w.status();
-  cw.w = std::move(*w);
+  MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_w, w_arena_, &cw.w, cw.plan.at_floats() * 4, "conv weights"));
   const size_t g[2] = {size_t(cw.plan.Mp), size_t(cw.plan.Kp)}, lo[2] = {64, 1};
-  MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_t", 2, g, lo, {raw.get(), M, K, bn, cw.plan.Mp, cw.w.get()}));
+  MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_t", 2, g, lo, {raw.get(), M, K, bn, cw.plan.Mp, cw.w}));
   return cw;
 }
 
@@ -64,7 +73,7 @@ Status DeviceLayers::conv(const Layer& layer, const DevBuf& in, const DevBuf& ou
   if (w.direct) {
     const size_t g[3] = {size_t(l.out.w), size_t(l.out.h), size_t(l.out.c)}, lo[3] = {16, 4, 1};
     return rt_.launch("conv_direct", 3, g, lo,
-                      {in.get(), l.in.c, l.in.h, l.in.w, w.w.get(), w.bias.get(), l.filters, l.groups, l.size, l.stride,
+                      {in.get(), l.in.c, l.in.h, l.in.w, w.w, w.bias, l.filters, l.groups, l.size, l.stride,
                        l.pad, l.out.h, l.out.w, act, out.get()});
   }
   const GemmPlan& p = w.plan;
@@ -79,7 +88,7 @@ Status DeviceLayers::conv(const Layer& layer, const DevBuf& in, const DevBuf& ou
     B = cols_.get();
   }
   if (p.splits > 1) MDFI_RETURN_IF_ERROR(ensure(partial_, p.partial_floats() * 4, "split-K partial sums"));
-  return enqueue_gemm(rt_, p, w.w.get(), B, out.get(), w.bias.get(), act, partial_.get());
+  return enqueue_gemm(rt_, p, w.w, B, out.get(), w.bias, act, partial_.get());
 }
 
 Status DeviceLayers::forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,

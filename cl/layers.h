@@ -12,13 +12,16 @@
 
 namespace mdfi::cl {
 
-// A convolution's weights as the device kernels want them.
+// A convolution's weights as the device kernels want them: in buffers of their own (kept across
+// runs), or in the DeviceLayers' weights arena, which the next layer's weights overwrite. The
+// in-order queue makes that safe: the next layer's preparation runs after this layer's kernels.
 struct ConvWeights {
-  DevBuf w;      // At (Kp x Mp) for the SGEMM, or [filters][K] for the direct kernel
-  DevBuf bias;   // batch-norm folded
+  cl_mem w = nullptr;     // At (Kp x Mp) for the SGEMM, or [filters][K] for the direct kernel
+  cl_mem bias = nullptr;  // batch-norm folded
+  DevBuf own_w, own_bias; // set when the weights own their storage
+  size_t bytes = 0;
   GemmPlan plan;
   bool direct = false;
-  size_t bytes() const { return w.bytes() + bias.bytes(); }
 };
 
 class DeviceLayers {
@@ -30,24 +33,24 @@ class DeviceLayers {
   // True for layers whose parameters the device path prepares itself (convolutions).
   static bool takes_conv_weights(const Layer& layer);
 
-  // `raw` holds the layer's whole parameter range as the weights file stores it.
-  Result<ConvWeights> prepare_conv(const Layer& layer, const DevBuf& raw);
+  // `raw` holds the layer's whole parameter range as the weights file stores it. `own`: give the
+  // result buffers of its own; otherwise it lives in the arena until the next call.
+  Result<ConvWeights> prepare_conv(const Layer& layer, const DevBuf& raw, bool own);
   // out = layer(inputs); `w` only for convolutions.
   Status forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out, const ConvWeights* w);
 
   size_t workspace_bytes() const { return cols_.bytes() + partial_.bytes(); }
-  void release_workspace() {
-    cols_.reset();
-    partial_.reset();
-  }
+  size_t arena_bytes() const { return w_arena_.bytes() + bias_arena_.bytes(); }
 
  private:
   Status conv(const Layer& layer, const DevBuf& in, const DevBuf& out, const ConvWeights& w);
   Status ensure(DevBuf& buf, size_t bytes, const char* what);
+  Status place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& arena, cl_mem* where, size_t bytes, const char* what);
   Runtime& rt_;
   GemmTuner& tuner_;
   DevBuf cols_;     // im2col matrix, grown on demand
   DevBuf partial_;  // split-K partial sums
+  DevBuf w_arena_, bias_arena_;  // one streamed layer's prepared weights at a time
 };
 
 }  // namespace mdfi::cl

@@ -1,7 +1,9 @@
 // Whole-network forward time per image, mdfi's CPU path beside its OpenCL backend, in one run:
 //  - cpu:      engine run_network with the optimised kernels on --threads threads;
 //  - streamed: OpenCL, each layer's weights read from the file and uploaded every inference;
-//  - resident: OpenCL, weights prepared on the device once and kept across the batch.
+//  - resident: OpenCL, weights prepared on the device once and kept across the batch;
+//  - streamed1: streamed, but the weights read by one thread;
+//  - read:     only reading every layer's weights from the file (the floor under streamed).
 // Each mode runs once to warm up (program build or cache load, SGEMM tuning, page cache),
 // then --iters timed inferences on a fixed input; prints mean and best ms per image.
 //
@@ -77,10 +79,11 @@ int main(int argc, char** argv) {
     start = end + 1;
     std::unique_ptr<cl::Backend> be;
     std::string note;
-    if (mode == "streamed" || mode == "resident") {
+    if (mode == "streamed" || mode == "resident" || mode == "streamed1") {
       cl::BackendOptions o;
       o.device = device;
       o.keep_weights = mode == "resident";
+      if (mode == "streamed1") o.read_threads = 1;
       const double t0 = now_ms();
       auto b = cl::Backend::open(o);
       if (!b.ok()) {
@@ -91,6 +94,8 @@ int main(int argc, char** argv) {
       char buf[256];
       std::snprintf(buf, sizeof buf, "%s; open %.0f ms", be->device().name.c_str(), now_ms() - t0);
       note = buf;
+    } else if (mode == "read") {
+      note = "one thread, page cache";
     } else if (mode == "cpu") {
       note = std::to_string(threads) + " threads";
     } else {
@@ -103,6 +108,19 @@ int main(int argc, char** argv) {
       auto in = make_input(*net, mem);
       if (!in.ok()) return 1;
       const double t0 = now_ms();
+      if (mode == "read") {
+        const std::vector<size_t> off = layer_param_offsets(*net);
+        std::vector<float> buf;
+        for (const auto& l : net->layers) {
+          buf.resize(std::max(buf.size(), l->param_floats()));
+          LayerParams lp(*wf, *l, off[size_t(l->index)]);
+          if (l->param_floats() && !lp.read(0, buf.data(), l->param_floats()).ok()) return 1;
+        }
+        const double ms = now_ms() - t0;
+        if (it >= 0) sum += ms, best = std::min(best, ms);
+        else warm = ms;
+        continue;
+      }
       Result<RunOutput> out = be ? be->run(*net, plan, *wf, std::move(*in), mem)
                                  : run_network(*net, plan, *wf, std::move(*in), mem, {}, ExecOptions{false, threads});
       const double ms = now_ms() - t0;

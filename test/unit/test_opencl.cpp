@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -262,4 +263,72 @@ TEST_CASE("OpenCL: Yolo-Fastest-1.1 layer by layer and chained equals the CPU pa
   if (dir.empty()) MDFI_SKIP("../shared/models is absent");
   check_network(dir + "/yolo-fastest-1.1.cfg", dir + "/yolo-fastest-1.1.weights", "/usr/share/darknet/data/dog.jpg", 768,
                 576, true);
+}
+
+namespace {
+
+struct Det {
+  std::string name;
+  int prob, left, top, width, height;
+};
+
+std::vector<Det> parse_detections(const std::string& text) {
+  std::vector<Det> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t end = text.find('\n', pos);
+    const std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    pos = end == std::string::npos ? text.size() : end + 1;
+    Det d;
+    char name[64] = {0};
+    if (std::sscanf(line.c_str(), "%63[^:]: %d%%\t(left: %d top: %d width: %d height: %d)", name, &d.prob, &d.left, &d.top,
+                    &d.width, &d.height) == 6) {
+      d.name = name;
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the command line", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string env = "XDG_CACHE_HOME='" + tmp_dir("opencl_cli_cache") + "' ";
+  auto devs = run_command(env + mdfi_binary() + " devices");
+  INFO(devs.err);
+  CHECK(devs.exit_code == 0);
+  CHECK(devs.out.find("compute units") != std::string::npos);
+  CHECK(devs.out.find("global memory") != std::string::npos);
+
+  const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
+  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  const std::string model = " --cfg '" + dir + "/yolo-fastest-1.1.cfg' -w '" + dir + "/yolo-fastest-1.1.weights' --names '" +
+                            dir + "/coco.names' /usr/share/darknet/data/dog.jpg";
+  auto bad = run_command(env + mdfi_binary() + " -q detect --backend opencl --device 'no such device'" + model);
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("--backend opencl") != std::string::npos);
+  auto stray = run_command(env + mdfi_binary() + " -q detect --device 0" + model);
+  CHECK(stray.exit_code == 2);
+
+  // Same detections as the CPU reference; folded batch-norm and FMA move the last bits, which
+  // can move a printed percentage or pixel by one.
+  auto ref = run_command(env + mdfi_binary() + " -q detect --reference" + model);
+  auto dev = run_command(env + mdfi_binary() + " -q detect --backend opencl --mem-report" + model);
+  INFO(ref.err << dev.err);
+  REQUIRE(ref.exit_code == 0);
+  REQUIRE(dev.exit_code == 0);
+  CHECK(dev.err.find("peak device memory") != std::string::npos);
+  const auto a = parse_detections(ref.out), b = parse_detections(dev.out);
+  INFO("reference:\n" << ref.out << "opencl:\n" << dev.out);
+  REQUIRE(a.size() >= 3);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].name == b[i].name);
+    CHECK(std::abs(a[i].prob - b[i].prob) <= 1);
+    CHECK(std::abs(a[i].left - b[i].left) <= 1);
+    CHECK(std::abs(a[i].top - b[i].top) <= 1);
+    CHECK(std::abs(a[i].width - b[i].width) <= 1);
+    CHECK(std::abs(a[i].height - b[i].height) <= 1);
+  }
 }
