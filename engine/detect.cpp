@@ -101,10 +101,14 @@ void nms_sort(std::vector<Detection>& dets, int classes, float thresh) {
   for (int k = 0; k < classes; ++k) {
     std::stable_sort(dets.begin(), dets.begin() + long(total),
                      [k](const Detection& a, const Detection& b) { return a.prob[k] > b.prob[k]; });
-    for (size_t i = 0; i < total; ++i) {
+    // After the sort the boxes with prob[k] > 0 form a prefix; the rest can neither suppress
+    // nor be suppressed, so the pairwise loop stays inside it (same result, far fewer pairs).
+    size_t live = 0;
+    while (live < total && dets[live].prob[k] > 0) ++live;
+    for (size_t i = 0; i < live; ++i) {
       if (dets[i].prob[k] == 0) continue;
-      for (size_t j = i + 1; j < total; ++j)
-        if (box_iou(dets[i].bbox, dets[j].bbox) > thresh) dets[j].prob[k] = 0;
+      for (size_t j = i + 1; j < live; ++j)
+        if (dets[j].prob[k] != 0 && box_iou(dets[i].bbox, dets[j].bbox) > thresh) dets[j].prob[k] = 0;
     }
   }
 }

@@ -1,0 +1,103 @@
+// `mdfi bench`: what users run to time a network themselves. Warm-up runs, then repeats of one
+// image through the whole pipeline (decode, preprocess, streamed weights, forward), with
+// min/median/max, GFLOP/s, and a per-layer median time table that shows where the time goes.
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "run_common.h"
+#include "run_options.h"
+
+namespace mdfi::app {
+
+namespace {
+
+struct BenchArgs {
+  RunArgs run;
+  std::string image = "/usr/share/darknet/data/dog.jpg";
+  int warmup = 1;
+  int repeat = 5;
+  std::string format = "md";
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+Action add_bench_command(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "time a network: warm-up, repeats, min/median/max, per-layer table");
+  add_model_options(*cmd, a->run.model, "yolov3", true);
+  cmd->add_option("image", a->image, "image to run")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
+  cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--format,-f", a->format, "md, csv or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"md", "csv", "json"}));
+  cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")->capture_default_str();
+  cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
+  cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
+  cmd->add_option("--device", a->run.device, "OpenCL device index or name");
+  return [a]() {
+    a->run.images = {a->image};
+    auto pm = prepare_model(a->run, "yolov3");
+    if (!pm.ok()) return report(pm.status());
+    std::vector<double> totals;
+    std::vector<std::vector<double>> per_layer(pm->net.layers.size());
+    size_t peak = 0;
+    for (int i = 0; i < a->warmup + a->repeat; ++i) {
+      MemoryTracker mem;
+      auto run = run_image(*pm, a->run, a->image, mem, 0);
+      if (!run.ok()) return report(run.status());
+      peak = std::max(peak, mem.peak());
+      if (i < a->warmup) continue;
+      totals.push_back(run->ms);
+      for (const LayerRunStats& s : run->stats) per_layer[size_t(s.index)].push_back(s.ms);
+    }
+    const double gflop = pm->net.flops() / 1e9;
+    const double med = median(totals);
+    const double mn = *std::min_element(totals.begin(), totals.end());
+    const double mx = *std::max_element(totals.begin(), totals.end());
+    const int threads = a->run.threads > 0 ? a->run.threads : default_threads();
+    if (a->format == "json") {
+      nlohmann::json j;
+      j["network"] = pm->model.name;
+      j["image"] = a->image;
+      j["threads"] = threads;
+      j["backend"] = a->run.backend;
+      j["gflop"] = gflop;
+      j["repeat"] = a->repeat;
+      j["ms"] = {{"min", mn}, {"median", med}, {"max", mx}};
+      j["gflops_per_s"] = gflop / (med / 1000);
+      j["peak_heap_bytes"] = peak;
+      for (size_t l = 0; l < per_layer.size(); ++l)
+        j["layers"].push_back({{"layer", l}, {"type", pm->net.layers[l]->kind()},
+                               {"gflop", pm->net.layers[l]->flops() / 1e9}, {"median_ms", median(per_layer[l])}});
+      std::printf("%s\n", j.dump(1).c_str());
+      return int(kExitOk);
+    }
+    const bool md = a->format == "md";
+    std::printf(md ? "| layer | type | GFLOP | median ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n"
+                   : "layer,type,gflop,median_ms,gflops_per_s,share\n");
+    for (size_t l = 0; l < per_layer.size(); ++l) {
+      const double ms = median(per_layer[l]), f = pm->net.layers[l]->flops() / 1e9;
+      std::printf(md ? "| %zu | %s | %.3f | %.2f | %.1f | %.1f%% |\n" : "%zu,%s,%.4f,%.3f,%.2f,%.2f\n", l,
+                  pm->net.layers[l]->kind(), f, ms, ms > 0 ? f / (ms / 1000) : 0.0, 100 * ms / med);
+    }
+    std::printf(md ? "\n%s on %s, %d thread(s), %s backend: %d runs after %d warm-up: min %.1f ms, median %.1f ms, "
+                     "max %.1f ms; %.2f GFLOP -> %.1f GFLOP/s; peak heap %s\n"
+                   : "# %s,%s,threads=%d,backend=%s,runs=%d,warmup=%d,min_ms=%.2f,median_ms=%.2f,max_ms=%.2f,gflop=%.3f,"
+                     "gflops_per_s=%.2f,peak=%s\n",
+                pm->model.name.c_str(), a->image.c_str(), threads, a->run.backend.c_str(), a->repeat, a->warmup, mn, med,
+                mx, gflop, gflop / (med / 1000), format_bytes(peak).c_str());
+    return int(kExitOk);
+  };
+}
+
+}  // namespace mdfi::app

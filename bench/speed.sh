@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Speed benchmark (not a unit test). In one run, interleaved, REPEAT rounds per network, medians:
+#   mdfi warm forward (mdfi bench: the whole per-image pipeline after warm-up, weights streamed),
+#   mdfi whole command (cold process: plan, weights from page cache, one image),
+#   Darknet's whole command (detector test / classifier predict, Debian package),
+#   OpenCV DNN warm forward (python3-opencv, 2 threads).
+# Prints ratios mdfi/OpenCV and mdfi/Darknet and mdfi's GFLOP/s as a share of the FMA peak.
+# Usage: bench/speed.sh [network ...]   (default: yolov3 yolov3-tiny alexnet darknet53)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MDFI=${MDFI:-build/app/mdfi}
+IMAGE=${IMAGE:-/usr/share/darknet/data/dog.jpg}
+WORK=${WORK:-/tmp/mdfi-bench-memory}
+THREADS=${THREADS:-2}
+REPEAT=${REPEAT:-3}
+PEAK_GFLOPS=${PEAK_GFLOPS:-436}   # measured FMA peak of this 2-core machine (issue #5)
+NETS=("$@")
+[ ${#NETS[@]} -gt 0 ] || NETS=(yolov3 yolov3-tiny alexnet darknet53)
+mkdir -p "$WORK"
+python3 -c 'import cv2' 2>/dev/null || { echo "python3-opencv missing: apt-get install python3-opencv" >&2; exit 1; }
+printf 'classes=80\nnames=%s\n' "$PWD/data/coco.names" > "$WORK/coco.data"
+printf 'classes=1000\nnames=/usr/share/darknet/data/imagenet.shortnames.list\ntop=5\n' > "$WORK/imagenet.data"
+
+now_ms() { date +%s%N | awk '{printf "%.1f", $1/1e6}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo "| network | GFLOP | mdfi warm forward (ms) | OpenCV warm forward (ms) | mdfi/OpenCV | mdfi whole cmd (ms) | Darknet whole cmd (ms) | mdfi/Darknet | mdfi GFLOP/s | % of FMA peak |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for net in "${NETS[@]}"; do
+  cfg="$PWD/cfg/$net.cfg"
+  weights="$WORK/$net.weights"
+  [ -f "$weights" ] || "$MDFI" -q gen-weights --net "$net" -o "$weights"
+  read -r w h < <(awk -F= '/^width/ {w=$2} /^height/ {h=$2} END {print w, h}' "$cfg")
+  case "$net" in
+    yolov3*) dn=(darknet detector test "$WORK/coco.data" "$cfg" "$weights" "$IMAGE" -out "$WORK/pred"); cmd=detect ;;
+    *) dn=(darknet classifier predict "$WORK/imagenet.data" "$cfg" "$weights" "$IMAGE"); cmd=classify ;;
+  esac
+  gflop=$("$MDFI" info --net "$net" | awk '/^total:/ {for (i=1;i<=NF;i++) if ($i=="BFLOPs,") print $(i-1)}')
+  : > "$WORK/mw"; : > "$WORK/cv"; : > "$WORK/mc"; : > "$WORK/dc"
+  for r in $(seq "$REPEAT"); do
+    "$MDFI" bench --net "$net" -w "$weights" -j "$THREADS" --warmup 1 -r 3 -f csv "$IMAGE" |
+      awk -F'median_ms=' '/^#/ {split($2,a,","); print a[1]}' >> "$WORK/mw"
+    python3 bench/opencv_forward.py "$cfg" "$weights" "$IMAGE" "$w" "$h" "$THREADS" 3 >> "$WORK/cv"
+    t0=$(now_ms); "$MDFI" -q $cmd --net "$net" -w "$weights" -j "$THREADS" "$IMAGE" >/dev/null; t1=$(now_ms)
+    echo "$t1 - $t0" | bc >> "$WORK/mc"
+    t0=$(now_ms); (cd "$WORK" && "${dn[@]}" >/dev/null 2>&1 </dev/null); t1=$(now_ms)
+    echo "$t1 - $t0" | bc >> "$WORK/dc"
+  done
+  mw=$(median < "$WORK/mw"); cv=$(median < "$WORK/cv"); mc=$(median < "$WORK/mc"); dc=$(median < "$WORK/dc")
+  python3 - "$net" "$gflop" "$mw" "$cv" "$mc" "$dc" "$PEAK_GFLOPS" <<'PY'
+import sys
+net, gflop, mw, cv, mc, dc, peak = sys.argv[1], *map(float, sys.argv[2:])
+gfs = gflop / (mw / 1000)
+print(f"| {net} | {gflop:.2f} | {mw:.1f} | {cv:.1f} | {mw/cv:.2f} | {mc:.0f} | {dc:.0f} | {mc/dc:.3f} | {gfs:.0f} | {100*gfs/peak:.0f}% |")
+PY
+done
+echo
+echo "threads=$THREADS repeat=$REPEAT image=$IMAGE kernel=${MDFI_KERNEL:-auto}; OpenCV $(python3 -c 'import cv2;print(cv2.__version__)'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
