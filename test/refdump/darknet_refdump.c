@@ -609,13 +609,60 @@ static int cmd_loadimage(const char *file, const char *out)
 
 /* ------------------------------------------------------------------ */
 
+/* Darknet's own detection post-processing on the network's output for INPUT (the already
+ * prepared network input): get_network_boxes for an IMG_W x IMG_H image (letterbox correction
+ * for yolo/region heads; YOLOv1 detection heads are given 1 x 1, i.e. relative boxes, as
+ * `darknet yolo test` does), then do_nms_sort when NMS > 0. Prints one line per detection with a
+ * class above THRESH: "x y w h" then "class:prob" pairs, all %.6f. */
+static int cmd_detect(char *cfg, char *weights, const char *input, const char *ws, const char *hs,
+                      const char *thresh_s, const char *nms_s)
+{
+    network *net;
+    npy_array in;
+    int imw = parse_dim_arg("image width", ws), imh = parse_dim_arg("image height", hs);
+    float thresh = (float)atof(thresh_s), nms = (float)atof(nms_s);
+    int nboxes = 0, i, j, classes = 0;
+    detection *dets;
+    layer last;
+
+    require_readable_file("cfg", cfg);
+    require_readable_file("weights", weights);
+    npy_read(input, &in);
+    net = load_network(cfg, weights, 0);
+    if (!net || net->n <= 0) die("load_network('%s') produced no layers", cfg);
+    set_batch_network(net, 1);
+    check_weights_size(net, weights);
+    if ((long long)in.count != net->inputs) die("input '%s' has %zu values, the network wants %d", input, in.count,
+                                                net->inputs);
+    network_predict(net, in.data);
+    last = net->layers[net->n - 1];
+    if (last.type == DETECTION) imw = imh = 1;
+    dets = get_network_boxes(net, imw, imh, thresh, 0.5f, 0, 1, &nboxes);
+    for (i = 0; i < net->n; ++i)
+        if (net->layers[i].type == YOLO || net->layers[i].type == REGION || net->layers[i].type == DETECTION)
+            classes = net->layers[i].classes;
+    if (nms > 0) do_nms_sort(dets, nboxes, classes, nms);
+    for (i = 0; i < nboxes; ++i) {
+        int any = 0;
+        for (j = 0; j < classes; ++j) any |= dets[i].prob[j] > thresh;
+        if (!any) continue;
+        printf("%.6f %.6f %.6f %.6f", dets[i].bbox.x, dets[i].bbox.y, dets[i].bbox.w, dets[i].bbox.h);
+        for (j = 0; j < classes; ++j)
+            if (dets[i].prob[j] > thresh) printf(" %d:%.6f", j, dets[i].prob[j]);
+        printf("\n");
+    }
+    free_detections(dets, nboxes);
+    return 0;
+}
+
 static void usage(void)
 {
     fputs("usage:\n"
           "  " PROG " forward   CFG WEIGHTS INPUT.npy OUTDIR\n"
           "  " PROG " letterbox INPUT_IMAGE.npy W H OUT.npy\n"
           "  " PROG " resize    INPUT_IMAGE.npy W H OUT.npy\n"
-          "  " PROG " loadimage IMAGE_FILE OUT.npy\n",
+          "  " PROG " loadimage IMAGE_FILE OUT.npy\n"
+          "  " PROG " detect    CFG WEIGHTS INPUT.npy IMG_W IMG_H THRESH NMS\n",
           stderr);
 }
 
@@ -628,6 +675,8 @@ int main(int argc, char **argv)
         return cmd_resize(1, argv[2], argv[3], argv[4], argv[5]);
     if (argc >= 2 && strcmp(argv[1], "resize") == 0 && argc == 6)
         return cmd_resize(0, argv[2], argv[3], argv[4], argv[5]);
+    if (argc >= 2 && strcmp(argv[1], "detect") == 0 && argc == 9)
+        return cmd_detect(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8]);
     if (argc >= 2 && strcmp(argv[1], "loadimage") == 0 && argc == 4)
         return cmd_loadimage(argv[2], argv[3]);
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
