@@ -35,10 +35,15 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     d.class_id = f.class_id;
     d.name = size_t(f.class_id) < pm.labels.size() ? pm.labels[size_t(f.class_id)] : "class " + std::to_string(f.class_id);
     d.confidence = f.prob;
-    d.left = f.left;
-    d.top = f.top;
-    d.width = f.right - f.left;
-    d.height = f.bottom - f.top;
+    // Both edges clipped to the image. Darknet clips only left/top from below and right/bottom
+    // from above, so a box lying wholly outside the picture would get a negative size; here it
+    // gets a zero-size box on the border instead (identical for every box that overlaps the image).
+    const int l = std::clamp(f.left, 0, run.img_w - 1), rt = std::clamp(f.right, 0, run.img_w - 1);
+    const int t = std::clamp(f.top, 0, run.img_h - 1), bt = std::clamp(f.bottom, 0, run.img_h - 1);
+    d.left = l;
+    d.top = t;
+    d.width = std::max(0, rt - l);
+    d.height = std::max(0, bt - t);
     d.cx = f.rel.x;
     d.cy = f.rel.y;
     d.w = f.rel.w;

@@ -232,6 +232,13 @@ TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
     for (size_t i = 0; i < b.inputs.size(); ++i) {
       CHECK(j[i]["image"] == b.inputs[i]);
       CHECK(j[i].contains("error") == !b.good[i]);
+      if (!b.good[i]) continue;
+      const int iw = j[i]["width"].get<int>(), ih = j[i]["height"].get<int>();
+      for (const auto& d : j[i]["detections"]) {  // pixel boxes lie inside the image
+        const int x = d["box"]["x"].get<int>(), y = d["box"]["y"].get<int>();
+        const int w = d["box"]["w"].get<int>(), h = d["box"]["h"].get<int>();
+        CHECK((x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= iw - 1 && y + h <= ih - 1));
+      }
     }
   }
 
@@ -434,4 +441,31 @@ TEST_CASE("cli: the bash completion knows every command and option of --help", "
       }
     }
   }
+}
+
+TEST_CASE("cli: named networks resolve weights from MDFI_WEIGHTS_DIR; boxes stay inside the image", "[cli]") {
+  // Random weights for yolov3-tiny under the official file name: the named-network path end to
+  // end (cfg from cfg/, labels from data/, weights from the directory). Random weights also
+  // produce boxes far outside the picture, which must still come out clipped.
+  const std::string wdir = tmp_dir("cli_named");
+  auto gen = run_command(bin() + " -q gen-weights --net yolov3-tiny -o " + quote(wdir + "/yolov3-tiny.weights"));
+  REQUIRE(gen.exit_code == 0);
+  const std::string env = "env -u MDFI_WEIGHTS MDFI_WEIGHTS_DIR=" + quote(wdir) + " ";
+  auto models = run_command(env + bin() + " models --porcelain");
+  CHECK(models.out.find("\t" + wdir + "/yolov3-tiny.weights\n") != std::string::npos);
+  auto r = run_command("echo " + std::string(kEagle) + " | " + env + bin() +
+                       " detect -q --net yolov3-tiny --list - --format jsonl --thresh 0.2 --top 500");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["image"] == kEagle);
+  CHECK(!j["detections"].empty());
+  CHECK(j["detections"].size() <= 500);  // --top
+  std::string outside;
+  for (const auto& d : j["detections"]) {
+    const int x = d["box"]["x"].get<int>(), y = d["box"]["y"].get<int>();
+    const int w = d["box"]["w"].get<int>(), h = d["box"]["h"].get<int>();
+    if (!(x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= 772 && y + h <= 511)) outside += d.dump() + "\n";
+  }
+  CHECK(outside.empty());
 }
