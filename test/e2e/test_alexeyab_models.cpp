@@ -65,10 +65,13 @@ std::vector<RefObject> reference_objects(const std::string& text, const std::str
 struct Model {
   const char* dir;
   const char* name;
+  std::vector<const char*> images = {"dog", "person", "horses", "eagle", "giraffe"};
+  float thresh = 0.25f;  // as in the reference run's command line
 };
 
 // Runs the model on one image the way `mdfi detect` does (compat auto) and returns what it finds.
-std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string& image, int* img_w, int* img_h) {
+std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string& image, float thresh, int* img_w,
+                          int* img_h) {
   MemoryTracker mem;
   auto im = load_image_u8(image, mem);
   REQUIRE(im.ok());
@@ -81,7 +84,8 @@ std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string
   auto out = run_network(net, plan, wf, std::move(in->data), mem);
   INFO((out.ok() ? std::string() : out.status().message()));
   REQUIRE(out.ok());
-  DetectOptions opt;  // thresh .25, nms .45 as the reference runs
+  DetectOptions opt;  // nms .45 as the reference runs
+  opt.thresh = thresh;
   std::vector<Detection> dets = network_detections(net, *out, *img_w, *img_h, opt);
   const int classes = dets.empty() ? 0 : int(dets[0].prob.size());
   network_nms(net, dets, classes, opt.nms);
@@ -104,9 +108,10 @@ void check_model(const Model& m) {
   REQUIRE(wf->validate(*net).ok());
   const std::string ref = slurp(dir + "/reference_detections.txt");
   int total = 0;
-  for (const char* img : {"dog", "person", "horses", "eagle", "giraffe"}) {
+  for (const char* img : m.images) {
     int iw = 0, ih = 0;
-    const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), &iw, &ih);
+    const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), m.thresh,
+                                              &iw, &ih);
     const std::vector<RefObject> want = reference_objects(ref, "######## A2)", std::string("images/") + img + ".png");
     INFO(m.name << " on " << img << ".png: " << found.size() << " found, " << want.size() << " in the reference");
     CHECK(found.size() == want.size());
@@ -127,7 +132,7 @@ void check_model(const Model& m) {
       ++total;
     }
   }
-  WARN(m.name << ": " << total << " reference detections over 5 images reproduced");
+  WARN(m.name << ": " << total << " reference detections over " << m.images.size() << " images reproduced");
 }
 
 // Section B of the reference (pjreddie Darknet 2018, letterbox, IoU NMS, AlexeyAB keys ignored)
@@ -152,7 +157,7 @@ void check_model_pjreddie(const Model& m, const char* names_file) {
   const std::string ref = slurp(dir + "/reference_detections.txt");
   const size_t sec = ref.find("######## B)");
   REQUIRE(sec != std::string::npos);
-  for (const char* img : {"dog", "person", "horses", "eagle", "giraffe"}) {
+  for (const char* img : m.images) {
     std::vector<std::pair<std::string, int>> want;
     size_t p = ref.find(std::string("\nimages/") + img + ".jpg:\n", sec);
     REQUIRE(p != std::string::npos);
@@ -162,7 +167,8 @@ void check_model_pjreddie(const Model& m, const char* names_file) {
       want.emplace_back(line.substr(2, colon - 2), std::stoi(line.substr(colon + 1)));
     }
     int iw = 0, ih = 0;
-    const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), &iw, &ih);
+    const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), m.thresh,
+                                              &iw, &ih);
     INFO(m.name << " (pjreddie) on " << img << ".png");
     CHECK(found.size() == want.size());
     std::vector<bool> used(found.size(), false);
@@ -185,6 +191,11 @@ TEST_CASE("Yolo-Fastest-1.1 and -XL, Nano: pjreddie's detections under --compat 
   check_model_pjreddie({"yolo-fastest-1.1-coco", "yolo-fastest-1.1"}, "coco.names");
   check_model_pjreddie({"yolo-fastest-1.1-xl-coco", "yolo-fastest-1.1-xl"}, "coco.names");
   check_model_pjreddie({"mobilenetv2-yolov3-nano-coco", "MobileNetV2-YOLOv3-Nano-coco"}, "coco.names");
+  check_model_pjreddie({"yoloface-50k", "yoloface-50k", {"person", "dog"}, 0.5f}, "label.names");
+}
+
+TEST_CASE("yoloface-50k reproduces AlexeyAB's detections", "[models]") {
+  check_model({"yoloface-50k", "yoloface-50k", {"person", "dog"}, 0.5f});
 }
 
 TEST_CASE("Yolo-Fastest-1.1 reproduces AlexeyAB's detections", "[models]") {
