@@ -13,12 +13,12 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
   if (with_weights) {
     cmd.add_option("--weights,-w", args.weights, "Darknet .weights file (default: $MDFI_WEIGHTS, then the weights directory)");
     cmd.add_option("--names,--labels", args.names, "label file, one name per line");
-    cmd.add_option("--compat", args.compat,
-                   "Darknet semantics: pjreddie (letterbox, IoU NMS), alexeyab (resize unless letter_box=1, the cfg's "
-                   "NMS, scale_x_y), auto (alexeyab when the cfg uses anything only AlexeyAB has)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
   }
+  cmd.add_option("--compat", args.compat,
+                 "Darknet semantics: pjreddie (letterbox, IoU NMS), alexeyab (resize unless letter_box=1, the cfg's "
+                 "NMS, scale_x_y), auto (alexeyab when the cfg uses anything only AlexeyAB has)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
   cmd.add_option("--width", args.width, "override the network input width");
   cmd.add_option("--height", args.height, "override the network input height");
 }
