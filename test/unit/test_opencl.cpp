@@ -46,7 +46,7 @@ cl::Backend* backend() {
     REQUIRE(backend() != nullptr);                                                           \
   } while (0)
 
-std::vector<float> random_vector(size_t n, std::mt19937& rng) {
+[[maybe_unused]] std::vector<float> random_vector(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   std::vector<float> v(n);
   for (float& x : v) x = d(rng);
@@ -294,7 +294,9 @@ std::vector<Det> parse_detections(const std::string& text) {
 
 TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the command line", "[opencl]") {
   MDFI_NEED_OPENCL();
-  const std::string env = "XDG_CACHE_HOME='" + tmp_dir("opencl_cli_cache") + "' ";
+  // The user's cache directory on purpose: PoCL keeps its compiled kernels there too, and a
+  // fresh one makes every command recompile them.
+  const std::string env;
   auto devs = run_command(env + mdfi_binary() + " devices");
   INFO(devs.err);
   CHECK(devs.exit_code == 0);
@@ -331,4 +333,24 @@ TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the comman
     CHECK(std::abs(a[i].width - b[i].width) <= 1);
     CHECK(std::abs(a[i].height - b[i].height) <= 1);
   }
+}
+
+TEST_CASE("OpenCL: --backend opencl with no platform at run time fails with exit 1", "[opencl]") {
+  // An empty vendor directory leaves the ICD loader with no platform; a build without OpenCL
+  // gives the same exit code with its own message. The CPU path must not care either way.
+  const std::string empty = tmp_dir("opencl_no_vendors");
+  const std::string env = "OCL_ICD_VENDORS='" + empty + "' XDG_CACHE_HOME='" + empty + "' ";
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string model = " --cfg '" + cfg + "' -w '" + weights + "' --width 64 --height 64 /usr/share/darknet/data/dog.jpg";
+  auto devs = run_command(env + mdfi_binary() + " devices");
+  CHECK(devs.exit_code == 1);
+  auto dev = run_command(env + mdfi_binary() + " -q detect --backend opencl" + model);
+  INFO(dev.err);
+  CHECK(dev.exit_code == 1);
+  CHECK(dev.err.find(cl::compiled_in() ? "no OpenCL platform" : "without the OpenCL backend") != std::string::npos);
+  auto cpu = run_command(env + mdfi_binary() + " -q detect" + model);
+  INFO(cpu.err);
+  CHECK(cpu.exit_code == 0);
 }
