@@ -130,3 +130,49 @@ TEST_CASE("an unsupported section names itself, its line and what is supported",
   for (const char* t : {"convolutional", "region", "reorg", "local", "detection", "scale_channels", "sam", "crop"})
     CHECK(msg.find(t) != std::string::npos);
 }
+
+TEST_CASE("YOLOv4-tiny (route groups/group_id) builds with AlexeyAB's published size and cost", "[shapes]") {
+  // The architecture of AlexeyAB's yolov4-tiny.cfg, assembled here block by block.
+  auto conv = [](int f, int s, bool bn = true, const char* act = "leaky") {
+    return std::string("[convolutional]\n") + (bn ? "batch_normalize=1\n" : "") + "filters=" + std::to_string(f) +
+           "\nsize=" + std::to_string(s) + "\nstride=1\npad=1\nactivation=" + act + "\n\n";
+  };
+  auto route = [](const char* layers, bool half = false) {
+    return std::string("[route]\nlayers=") + layers + (half ? "\ngroups=2\ngroup_id=1" : "") + "\n\n";
+  };
+  auto csp = [&](int f) {  // conv, take half the channels, two convs, concat, 1x1, concat, pool
+    return conv(f, 3) + route("-1", true) + conv(f / 2, 3) + conv(f / 2, 3) + route("-1,-2") + conv(f, 1) +
+           route("-6,-1") + "[maxpool]\nsize=2\nstride=2\n\n";
+  };
+  auto yolo = [](const char* mask) {
+    return std::string("[yolo]\nmask=") + mask +
+           "\nanchors=10,14, 23,27, 37,58, 81,82, 135,169, 344,319\nclasses=80\nnum=6\nscale_x_y=1.05\n"
+           "nms_kind=greedynms\nbeta_nms=0.6\n\n";
+  };
+  const std::string down = "[convolutional]\nbatch_normalize=1\nfilters=%d\nsize=3\nstride=2\npad=1\nactivation=leaky\n\n";
+  char d32[128], d64[128];
+  std::snprintf(d32, sizeof d32, down.c_str(), 32);
+  std::snprintf(d64, sizeof d64, down.c_str(), 64);
+  const std::string cfg = std::string("[net]\nwidth=416\nheight=416\nchannels=3\n\n") + d32 + d64 + csp(64) + csp(128) +
+                          csp(256) + conv(512, 3) + conv(256, 1) + conv(512, 3) + conv(255, 1, false, "linear") +
+                          yolo("3,4,5") + route("-4") + conv(128, 1) + "[upsample]\nstride=2\n\n" + route("-1,23") +
+                          conv(256, 3) + conv(255, 1, false, "linear") + yolo("1,2,3");
+  const std::string path = tmp_dir("yolov4_tiny") + "/yolov4-tiny.cfg";
+  std::ofstream(path) << cfg;
+  BuildOptions bo;
+  bo.compat = Compat::kAuto;
+  auto net = load_network_cfg(path, bo);
+  INFO((net.ok() ? std::string() : net.status().message()));
+  REQUIRE(net.ok());
+  CHECK(net->net.compat == Compat::kAlexeyAB);
+  CHECK(net->layers.size() == 38);
+  CHECK(net->layers[3]->out == (Shape{32, 104, 104}));  // half of layer 2's 64 channels
+  CHECK(20 + net->param_floats() * 4 == 24251276);       // the official yolov4-tiny.weights size
+  CHECK(std::fabs(net->flops() / 1e9 - 6.9) < 0.02);      // "6.9 BFlops" in AlexeyAB's model zoo
+  // pjreddie Darknet ignores groups: the route takes all 64 channels (and the weights no longer fit).
+  bo.compat = Compat::kPjreddie;
+  auto pj = load_network_cfg(path, bo);
+  REQUIRE(pj.ok());
+  CHECK(pj->layers[3]->out == (Shape{64, 104, 104}));
+  CHECK(20 + pj->param_floats() * 4 != 24251276);
+}
