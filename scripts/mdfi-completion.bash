@@ -37,7 +37,7 @@ _mdfi() {
     classify) opts="$run --top -k $common" ;;
     models) opts="--porcelain --names $common" ;;
     devices) opts="$common" ;;
-    info) opts="$model --weights -w $common" ;;
+    info) opts="$model --weights -w --layers $common" ;;
     plan) opts="$model $common" ;;
     gen-weights) opts="$model --output -o --seed --old-header $common" ;;
   esac

@@ -424,7 +424,7 @@ TEST_CASE("cli: the bash completion knows every command and option of --help", "
   REQUIRE(!script.empty());
   REQUIRE(run_command("bash -n " + quote(source_path("scripts/mdfi-completion.bash"))).exit_code == 0);
   const std::regex opt("(^|[ ,])(--[a-z][a-z0-9-]*)");
-  for (const char* cmd : {"detect", "classify", "models", "info", "plan", "gen-weights"}) {
+  for (const char* cmd : {"detect", "classify", "models", "devices", "info", "plan", "gen-weights"}) {
     auto h = run_command(bin() + " " + cmd + " --help");
     REQUIRE(h.exit_code == 0);
     CHECK(script.find(cmd) != std::string::npos);
