@@ -9,14 +9,17 @@ _mdfi() {
   cmd=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "${COMP_WORDS[i]}" in
-      detect|classify|models|devices|info|plan|gen-weights) cmd="${COMP_WORDS[i]}"; break ;;
+      detect|classify|models|devices|info|plan|gen-weights|bench) cmd="${COMP_WORDS[i]}"; break ;;
     esac
   done
 
   case "$prev" in
     --net|-n)
       COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" models --names 2>/dev/null)" -- "$cur")); return ;;
-    --format|-f) COMPREPLY=($(compgen -W "text json jsonl csv" -- "$cur")); return ;;
+    --format|-f)
+      if [ "$cmd" = bench ]; then COMPREPLY=($(compgen -W "md csv json" -- "$cur"))
+      else COMPREPLY=($(compgen -W "text json jsonl csv" -- "$cur")); fi
+      return ;;
     --draw-ext) COMPREPLY=($(compgen -W "jpg png" -- "$cur")); return ;;
     --backend) COMPREPLY=($(compgen -W "cpu opencl" -- "$cur")); return ;;
     --compat) COMPREPLY=($(compgen -W "pjreddie alexeyab auto" -- "$cur")); return ;;
@@ -24,7 +27,7 @@ _mdfi() {
     --cfg|-c) COMPREPLY=($(compgen -f -X '!*.cfg' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --weights|-w) COMPREPLY=($(compgen -f -X '!*.weights' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --names|--labels|--list|-l|--output|-o|--mem-report|--mem-plot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --thresh|-t|--hier|--nms|--top|-k|--width|--height|--seed|--max-mem|--threads|-j|--device) return ;;
+    --thresh|-t|--hier|--nms|--top|-k|--width|--height|--seed|--max-mem|--threads|-j|--device|--warmup|--repeat|-r) return ;;
   esac
 
   local common="--help -q --quiet -v --verbose"
@@ -32,11 +35,12 @@ _mdfi() {
   local run="$model --weights -w --names --labels --compat --list -l --format -f --output -o --draw --draw-ext --fail-fast --dump-layers --mem-report --mem-plot --max-mem --threads -j --reference --backend --device"
   local opts
   case "$cmd" in
-    "") opts="detect classify models devices info plan gen-weights --version $common" ;;
+    "") opts="detect classify models devices info plan gen-weights bench --version $common" ;;
     detect) opts="$run --thresh -t --hier --nms --top -k $common" ;;
     classify) opts="$run --top -k $common" ;;
     models) opts="--porcelain --names $common" ;;
     devices) opts="$common" ;;
+    bench) opts="$model --weights -w --names --labels --compat --warmup --repeat -r --format -f --threads -j --reference --backend --device $common" ;;
     info) opts="$model --weights -w --layers $common" ;;
     plan) opts="$model $common" ;;
     gen-weights) opts="$model --output -o --seed --old-header $common" ;;

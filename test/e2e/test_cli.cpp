@@ -424,7 +424,19 @@ TEST_CASE("cli: the bash completion knows every command and option of --help", "
   REQUIRE(!script.empty());
   REQUIRE(run_command("bash -n " + quote(source_path("scripts/mdfi-completion.bash"))).exit_code == 0);
   const std::regex opt("(^|[ ,])(--[a-z][a-z0-9-]*)");
-  for (const char* cmd : {"detect", "classify", "models", "devices", "info", "plan", "gen-weights"}) {
+  // Every subcommand the binary lists, so new commands are covered as they arrive.
+  auto top = run_command(bin() + " --help");
+  REQUIRE(top.exit_code == 0);
+  std::vector<std::string> cmds;
+  {
+    std::istringstream lines(top.out.substr(top.out.find("Subcommands:")));
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ' && line[2] != ' ')
+      cmds.push_back(line.substr(2, line.find(' ', 2) - 2));
+  }
+  CHECK(cmds.size() >= 6);
+  for (const std::string& cmd : cmds) {
     auto h = run_command(bin() + " " + cmd + " --help");
     REQUIRE(h.exit_code == 0);
     CHECK(script.find(cmd) != std::string::npos);
