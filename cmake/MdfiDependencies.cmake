@@ -14,6 +14,23 @@ foreach(dep CLI11 SPDLOG FMT STB JSON)
   endif()
 endforeach()
 
+# Cross builds (toolchains/): the deps sit in the host's /usr/include beside the host's C library
+# headers, which must never shadow the target's, so only the deps' own folders are exposed,
+# through links in the build tree.
+if(CMAKE_CROSSCOMPILING)
+  set(_mdfi_hdrs ${CMAKE_BINARY_DIR}/host-headers)
+  file(MAKE_DIRECTORY ${_mdfi_hdrs})
+  foreach(pair CLI11:CLI SPDLOG:spdlog FMT:fmt JSON:nlohmann CATCH2:catch2)
+    string(REPLACE ":" ";" pair "${pair}")
+    list(GET pair 0 dep)
+    list(GET pair 1 sub)
+    if(MDFI_${dep}_INCLUDE STREQUAL "/usr/include")
+      file(CREATE_LINK /usr/include/${sub} ${_mdfi_hdrs}/${sub} SYMBOLIC)
+      set(MDFI_${dep}_INCLUDE ${_mdfi_hdrs})
+    endif()
+  endforeach()
+endif()
+
 add_library(mdfi_thirdparty INTERFACE)
 # SYSTEM: third-party headers must not trip our warning flags.
 target_include_directories(mdfi_thirdparty SYSTEM INTERFACE

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 namespace mdfi {
 namespace {
 
@@ -108,9 +112,22 @@ float activate(float x, Activation a) {
 void activate_array(float* x, size_t n, Activation a) {
   switch (a) {
     case Activation::kLinear: return;
-    case Activation::kLeaky:
-      for (size_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] : float(.1 * double(x[i]));
+    case Activation::kLeaky: {
+      size_t i = 0;
+#if defined(__aarch64__)
+      // Darknet's .1 * x is a double product rounded to float; aarch64 NEON has double lanes,
+      // so two widened halves reproduce it exactly (32-bit ARM NEON has none: scalar there).
+      const float64x2_t tenth = vdupq_n_f64(.1);
+      for (; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(x + i);
+        const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
+        const float32x4_t scaled = vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth));
+        vst1q_f32(x + i, vbslq_f32(vcgtq_f32(v, vdupq_n_f32(0.f)), v, scaled));
+      }
+#endif
+      for (; i < n; ++i) x[i] = x[i] > 0 ? x[i] : float(.1 * double(x[i]));
       return;
+    }
     case Activation::kRelu:
       for (size_t i = 0; i < n; ++i) x[i] = x[i] * (x[i] > 0);
       return;
