@@ -289,7 +289,7 @@ TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
   (void)n_bad;
 }
 
-TEST_CASE("cli: exit codes 0 and 3 for single images, directories, -o atomicity", "[cli]") {
+TEST_CASE("cli: exit codes 0, 1, 3 and 4 for single images, directories, budgets, -o atomicity", "[cli]") {
   const std::string model = model_args();
   if (model.empty()) MDFI_SKIP("../shared/models is absent");
   const std::string dir = tmp_dir("cli_exit");
@@ -314,6 +314,13 @@ TEST_CASE("cli: exit codes 0 and 3 for single images, directories, -o atomicity"
   write_file(dir + "/bad.jpg", "");
   auto one_bad = run_command(bin() + " detect -q " + model + " " + quote(dir + "/bad.jpg"));
   CHECK(one_bad.exit_code == 3);
+
+  // Over the memory budget: 4, and no -o file.
+  auto budget = run_command(bin() + " detect -q --max-mem 10K --format json -o " + quote(dir + "/budget.json") + " " +
+                            model + " " + quote(dir + "/eagle.jpg"));
+  CHECK(budget.exit_code == 4);
+  CHECK(budget.out.empty());
+  CHECK(!exists(dir + "/budget.json"));
 
   // An output file that cannot be written fails the run as a whole, before any work.
   auto no_dir = run_command(bin() + " detect -q -o " + quote(dir + "/no/such/dir/out.json") + " " + model + " " +
