@@ -161,3 +161,25 @@ TEST_CASE("normalization (LRN) + reorg reverse and flatten + crop noadjust + log
                          "[convolutional]\nfilters=18\nsize=1\nstride=1\nactivation=linear\n\n"
                          "[region]\nanchors=1,1, 2,2\nclasses=4\ncoords=4\nnum=2\nsoftmax=0\n");
 }
+
+TEST_CASE("the remaining zoo cfgs match libdarknet at small sizes", "[parity][zoo]") {
+  struct Zoo {
+    const char* name;
+    int size;  // 0 = the cfg's own
+    int crop;  // crop_width/height when the cfg has a crop layer
+  };
+  // Same layer types as above at other depths and head layouts; sizes keep each run to ~1 s.
+  // Left out as architectural duplicates (all were checked once at these sizes, max error < 5e-6):
+  // cifar.test, resnet34, darknet19_448, darknet53_448, yolov3-voc; tiny and darknet19 are in
+  // test_parity.cpp.
+  const Zoo zoos[] = {
+      {"cifar", 0, 0},     {"jnet-conv", 0, 0},  {"t1.test", 64, 0},         {"writing", 32, 0},
+      {"strided", 72, 64}, {"resnet18", 64, 0},  {"extraction.conv", 64, 0}, {"vgg-conv", 32, 0},
+      {"yolov2-voc", 96, 0}, {"yolov2-tiny-voc", 96, 0}, {"yolov3-spp", 96, 0},
+  };
+  for (const Zoo& z : zoos) {
+    std::string text = zoo(z.name, z.size);
+    if (z.crop) text = set_key(set_key(text, "crop_width", z.crop), "crop_height", z.crop);
+    run_parity(z.name, text);
+  }
+}
