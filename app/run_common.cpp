@@ -51,11 +51,12 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   auto labels = load_labels(pm.model.labels_path);
   if (!labels.ok()) return labels.status();
   pm.labels = std::move(*labels);
-  if (!args.device.empty() && args.backend != "opencl")
-    return Status(ErrorKind::kUsage, "--device " + args.device + " needs --backend opencl");
+  if ((!args.device.empty() || args.keep_weights) && args.backend != "opencl")
+    return Status(ErrorKind::kUsage, std::string(args.keep_weights ? "--keep-weights" : "--device") + " needs --backend opencl");
   if (args.backend == "opencl") {
     cl::BackendOptions o;
     o.device = args.device;
+    o.keep_weights = args.keep_weights;
     auto be = cl::Backend::open(o);
     if (!be.ok()) return Status(ErrorKind::kUnsupported, "--backend opencl: " + be.status().message());
     pm.device = std::move(*be);

@@ -36,6 +36,7 @@ struct RunArgs {
   bool reference = false;  // --reference: the plain reference kernels (parity oracle)
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
+  bool keep_weights = false;    // --keep-weights (OpenCL): weights stay on the device across the batch
 };
 
 struct PreparedModel {

@@ -84,6 +84,10 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   cmd.add_option("--device", args.device,
                  "OpenCL device: index or part of the platform/device name from `mdfi devices` (default: first GPU)")
       ->group(perf);
+  cmd.add_flag("--keep-weights", args.keep_weights,
+               "OpenCL: keep every layer's prepared weights on the device across the batch (faster; needs the whole "
+               "model in device memory) instead of streaming them from the file for each image")
+      ->group(perf);
 }
 
 }  // namespace mdfi::app

@@ -63,7 +63,9 @@ class Backend {
   const DeviceSummary& device() const;
 
   // The same contract as mdfi::run_network: kept outputs come back as host Buffers from `mem`,
-  // hooks see each layer's output (read back from the device only when a hook wants it).
+  // hooks see each layer's output (read back from the device only when a hook wants it). In
+  // the LayerRunStats, weight/workspace/activation bytes are device bytes and heap figures are
+  // the host's; ms is the host time to queue the layer (the device runs behind it).
   Result<RunOutput> run(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input, MemoryTracker& mem,
                         const RunHooks& hooks = {});
   // Device memory for the last run (peak restarts with each run).

@@ -1,3 +1,4 @@
+// Device enumeration and --device selection, OpenCL error names, and DevBuf's accounting.
 #include "device.h"
 
 #include <algorithm>

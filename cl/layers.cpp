@@ -1,3 +1,5 @@
+// Device implementations of the supported layers: which layers run on the device, convolution
+// weight preparation into owned buffers or the arena, and each layer's kernel launches.
 #include "layers.h"
 
 #include "layers/conv.h"

@@ -1,3 +1,4 @@
+// Program build with the on-disk binary cache (see program_cache.h for the key and why).
 #include "program_cache.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,5 @@
+// Assembles the program text from the embedded kernels (one SGEMM copy per tile configuration),
+// opens the context/queue/program, and the launch and transfer helpers with error messages.
 #include "runtime.h"
 
 #include <vector>

@@ -1,3 +1,5 @@
+// SGEMM tile table, plan padding, the tuner (candidate timing with a disk cache, and the cost
+// heuristic used where timing is off) and the launch of one GEMM, split-K reduction included.
 #include "sgemm.h"
 
 #include <algorithm>

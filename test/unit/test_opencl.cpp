@@ -312,6 +312,8 @@ TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the comman
   CHECK(bad.err.find("--backend opencl") != std::string::npos);
   auto stray = run_command(env + mdfi_binary() + " -q detect --device 0" + model);
   CHECK(stray.exit_code == 2);
+  auto stray_keep = run_command(env + mdfi_binary() + " -q detect --keep-weights" + model);
+  CHECK(stray_keep.exit_code == 2);
 
   // Same detections as the CPU reference; folded batch-norm and FMA move the last bits, which
   // can move a printed percentage or pixel by one.
@@ -325,6 +327,18 @@ TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the comman
   INFO("reference:\n" << ref.out << "opencl:\n" << dev.out);
   REQUIRE(a.size() >= 3);
   REQUIRE(a.size() == b.size());
+  // Weights kept on the device across a batch: the second image reuses them, same results.
+  auto kept = run_command(env + mdfi_binary() + " -q detect --backend opencl --keep-weights" + model +
+                          " /usr/share/darknet/data/dog.jpg");
+  INFO(kept.err);
+  REQUIRE(kept.exit_code == 0);
+  const auto k = parse_detections(kept.out);
+  REQUIRE(k.size() == 2 * b.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    CHECK(k[i].prob == b[i].prob);
+    CHECK(k[b.size() + i].prob == b[i].prob);
+    CHECK(k[b.size() + i].left == b[i].left);
+  }
   for (size_t i = 0; i < a.size(); ++i) {
     CHECK(a[i].name == b[i].name);
     CHECK(std::abs(a[i].prob - b[i].prob) <= 1);
