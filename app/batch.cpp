@@ -112,6 +112,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
       report(run.status());  // errors stay on stderr even with -q
       rec.ok = false;
       rec.error = run.status().message();
+      // The record already names the image; keep the error field to the reason.
+      if (rec.error.rfind(path + ": ", 0) == 0) rec.error.erase(0, path.size() + 2);
       ++stats.failed;
       writer->write(out.file(), rec);
       out.record_done();
