@@ -119,6 +119,9 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
                                                   std::to_string(declared.h) + " but the file has only " +
                                                   std::to_string(st.st_size) +
                                                   " bytes; refused before decoding (truncated, or a decompression bomb)");
+  const std::string bad_tables = jpeg_huffman_problem(fp);
+  if (!bad_tables.empty())
+    return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt JPEG: " + bad_tables + "; refused before decoding");
   int w = 0, h = 0, comp = 0;
   g_decode_tracker = &mem;
   g_decode_alloc_failed = false;

@@ -62,7 +62,80 @@ DeclaredSize probe(std::FILE* fp) {
   return d;
 }
 
+// A small buffered byte reader: the walk below touches every byte of a JPEG.
+class ByteReader {
+ public:
+  explicit ByteReader(std::FILE* fp) : fp_(fp) {}
+  int get() {
+    if (pos_ == len_) {
+      len_ = std::fread(buf_, 1, sizeof buf_, fp_);
+      pos_ = 0;
+      if (len_ == 0) return EOF;
+    }
+    return buf_[pos_++];
+  }
+  bool skip(long n) {
+    for (; n > 0; --n)
+      if (get() == EOF) return false;
+    return true;
+  }
+
+ private:
+  std::FILE* fp_;
+  unsigned char buf_[1 << 16];
+  size_t pos_ = 0, len_ = 0;
+};
+
+std::string walk_jpeg_tables(std::FILE* fp) {
+  ByteReader in(fp);
+  if (in.get() != 0xFF || in.get() != 0xD8) return "";
+  int c = in.get();
+  while (c != EOF) {
+    if (c != 0xFF) {  // entropy-coded data between markers
+      c = in.get();
+      continue;
+    }
+    int m = in.get();
+    while (m == 0xFF) m = in.get();
+    if (m == EOF || m == 0xD9) return "";
+    if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {  // stuffed byte, TEM, restart
+      c = in.get();
+      continue;
+    }
+    const int hi = in.get(), lo = in.get();
+    if (hi == EOF || lo == EOF) return "";
+    long left = long(hi << 8 | lo) - 2;
+    if (m == 0xC4) {
+      // stb reads each table header whatever the segment length says, so check them all.
+      while (left > 0) {
+        if (in.get() == EOF) return "";
+        long n = 0;
+        for (int i = 0; i < 16; ++i) {
+          const int k = in.get();
+          if (k == EOF) return "";
+          n += k;
+        }
+        if (n > 256)
+          return "a Huffman table declares " + std::to_string(n) + " codes (at most 256)";
+        if (!in.skip(n)) return "";
+        left -= 17 + n;
+      }
+    } else if (left > 0 && !in.skip(left)) {
+      return "";
+    }
+    c = in.get();
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string jpeg_huffman_problem(std::FILE* fp) {
+  std::rewind(fp);
+  std::string why = walk_jpeg_tables(fp);
+  std::rewind(fp);
+  return why;
+}
 
 DeclaredSize probe_image_size(std::FILE* fp) {
   std::rewind(fp);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace mdfi {
 
@@ -16,5 +17,11 @@ struct DeclaredSize {
 
 // Reads from the start of `fp` and leaves it rewound.
 DeclaredSize probe_image_size(std::FILE* fp);
+
+// For a JPEG: "" when every Huffman table (DHT) has at most 256 codes, else a reason. Debian's
+// stb_image (2022 snapshot) writes past its 257-entry tables for a DHT declaring more codes -
+// memory corruption from a crafted file, found by fuzzing - so such files are refused before stb
+// sees them. Walks every marker segment, scans included. "" for other formats. Leaves fp rewound.
+std::string jpeg_huffman_problem(std::FILE* fp);
 
 }  // namespace mdfi

@@ -248,7 +248,7 @@ TEST_CASE("every bad input of the corpus gives its exit code and a one-line erro
     // Messages stay one short line even when the input has a 1 MB line in it.
     for (const std::string& l : split(r.err, '\n')) CHECK(l.size() < 1000);
     if (k.exit == 0) {
-      for (const std::string& w : k.words) CHECK(r.out.find(w) != std::string::npos);
+      for (const std::string& w : k.words) CHECK((r.out + r.err).find(w) != std::string::npos);
       continue;
     }
     bool found = false;
@@ -344,5 +344,13 @@ TEST_CASE("a batch of 100 images with 5 broken ones gives 95 results and 5 error
     CHECK(bad.err.find("no-such-dir/out.jsonl") != std::string::npos);
     struct stat st {};
     CHECK(::stat((dir + "/no-such-dir/out.jsonl").c_str(), &st) != 0);
+    // A run that fails as a whole part-way (non-finite weights at layer 0 of the first image)
+    // must not leave a half-written file under the name asked for.
+    const auto failed = run_command("'" + mdfi::test::mdfi_binary() + "' detect -q --cfg '" + c.cfg + "' --weights '" +
+                                    c.gen + "/nan.weights' --format jsonl -o '" + dir + "/failed.jsonl' --list '" + dir +
+                                    "/list.txt'");
+    check_no_crash(failed);
+    CHECK(failed.exit_code == 1);
+    CHECK(::stat((dir + "/failed.jsonl").c_str(), &st) != 0);
   }
 }
