@@ -11,16 +11,17 @@
 
 namespace mdfi::app {
 
-Result<std::vector<std::string>> load_labels(const std::string& path) {
+Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit) {
   std::vector<std::string> labels;
   if (path.empty()) return labels;
   std::ifstream f(path);
   if (!f) return Result<std::vector<std::string>>(ErrorKind::kIo, path + ": cannot open label file");
   std::string line;
-  while (std::getline(f, line)) {
+  while (labels.size() < limit && std::getline(f, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     labels.push_back(line);
   }
+  labels.shrink_to_fit();
   return labels;
 }
 
@@ -48,7 +49,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   if (!wf.ok()) return wf.status();
   pm.weights = std::move(*wf);
   MDFI_RETURN_IF_ERROR(pm.weights.validate(pm.net));
-  auto labels = load_labels(pm.model.labels_path);
+  auto labels = load_labels(pm.model.labels_path, pm.net.layers.back()->out.count());
   if (!labels.ok()) return labels.status();
   pm.labels = std::move(*labels);
   if ((!args.device.empty() || args.keep_weights) && args.backend != "opencl")

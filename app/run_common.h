@@ -48,7 +48,9 @@ struct PreparedModel {
   std::shared_ptr<cl::Backend> device;  // set for --backend opencl
 };
 
-Result<std::vector<std::string>> load_labels(const std::string& path);
+// Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a
+// 1000-class network needs the first 1000; the rest would sit in memory through the run.
+Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit = size_t(-1));
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net);
 
 struct ImageRun {
