@@ -33,13 +33,13 @@ std::string parse_error(const std::string& text, const std::string& path = "p.cf
 }
 
 // The message of a network build that must fail; cfg text is written to NAME so messages have a path.
-std::string build_error(const std::string& text, const std::string& name = "bad.cfg") {
+std::string build_error(const std::string& text, const std::string& name = "parser_bad.cfg") {
   auto r = network_from_text(text, name);
   REQUIRE_FALSE(r.ok());
   return r.status().message();
 }
 
-Network build_ok(const std::string& text, const std::string& name = "ok.cfg") {
+Network build_ok(const std::string& text, const std::string& name = "parser_ok.cfg") {
   auto r = network_from_text(text, name);
   INFO((r.ok() ? std::string() : r.status().message()));
   REQUIRE(r.ok());
@@ -79,7 +79,7 @@ TEST_CASE("section aliases resolve to Darknet's canonical names", "[parser]") {
       "[avg]\n"
       "[conn]\noutput=3\nactivation=linear\n"
       "[soft]\n",
-      "aliases.cfg");
+      "parser_aliases.cfg");
   REQUIRE(n.layers.size() == 5);
   CHECK(std::string(n.layers[0]->kind()) == "conv");
   CHECK(n.layers[1]->out == Shape{4, 4, 4});
@@ -144,7 +144,7 @@ TEST_CASE("comments with # and ; (whole-line and inline) and blank lines are ski
   CHECK(f.sections[1].options[0].line == 13);
 
   // The same text builds a network whose layer remembers line 12.
-  const Network n = build_ok(text, "comments.cfg");
+  const Network n = build_ok(text, "parser_comments.cfg");
   REQUIRE(n.layers.size() == 1);
   CHECK(n.layers[0]->cfg_line == 12);
   CHECK(n.layers[0]->out == Shape{3, 4, 8});
@@ -171,7 +171,7 @@ TEST_CASE("CRLF files parse like LF files, with the same line numbers", "[parser
       CHECK(a.sections[s].options[i].line == b.sections[s].options[i].line);
     }
   }
-  const Network n = build_ok(crlf, "crlf.cfg");
+  const Network n = build_ok(crlf, "parser_crlf.cfg");
   REQUIRE(n.layers.size() == 2);
   CHECK(n.layers[0]->cfg_line == 6);
   CHECK(n.layers[1]->cfg_line == 11);
@@ -350,7 +350,7 @@ TEST_CASE("cfg files on disk: missing, directory, and the path in messages", "[p
   CHECK(d.status().kind() == ErrorKind::kIo);
   CHECK_THAT(d.status().message(), Catch::Contains("directory"));
   // Messages from a file on disk carry its path as written.
-  const std::string msg = build_error("[net]\nwidth=abc\nheight=1\nchannels=1\n[avg]\n", "nonnum.cfg");
+  const std::string msg = build_error("[net]\nwidth=abc\nheight=1\nchannels=1\n[avg]\n", "parser_nonnum.cfg");
   CHECK_THAT(msg, Catch::Contains("nonnum.cfg:2:") && Catch::Contains("'width' expects an integer"));
 }
 
@@ -386,7 +386,7 @@ TEST_CASE("unknown and unused keys are warnings with file:line, training keys ar
       "[maxpool]\n"            // 14
       "size=2\nstride=2\n"
       "colour=red\n",          // 17
-      "warn.cfg");
+      "parser_warn.cfg");
   REQUIRE(n.warnings.size() == 3);
   CHECK_THAT(n.warnings[0], Catch::Contains("warn.cfg:8:") && Catch::Contains("'widht'") && Catch::Contains("[net]"));
   CHECK_THAT(n.warnings[1], Catch::Contains("warn.cfg:13:") && Catch::Contains("'filtres'") &&
@@ -394,7 +394,7 @@ TEST_CASE("unknown and unused keys are warnings with file:line, training keys ar
   CHECK_THAT(n.warnings[2], Catch::Contains("warn.cfg:17:") && Catch::Contains("'colour'") && Catch::Contains("[maxpool]"));
 
   // The warning names the section as written.
-  const Network m = build_ok(kNet8 + "[conv]\nfilters=1\nsize=1\nfoo=1\n", "warn2.cfg");
+  const Network m = build_ok(kNet8 + "[conv]\nfilters=1\nsize=1\nfoo=1\n", "parser_warn2.cfg");
   REQUIRE(m.warnings.size() == 1);
   CHECK_THAT(m.warnings[0], Catch::Contains("warn2.cfg:8:") && Catch::Contains("[conv]"));
 }
@@ -404,7 +404,7 @@ TEST_CASE("batch is always 1 and width/height can be overridden", "[parser]") {
       "[net]\nbatch=64\nsubdivisions=8\nwidth=16\nheight=12\nchannels=3\n"
       "[convolutional]\nfilters=4\nsize=3\nstride=2\npad=1\nactivation=leaky\n"
       "[connected]\noutput=5\nactivation=linear\n";
-  const Network n = build_ok(text, "batch.cfg");
+  const Network n = build_ok(text, "parser_batch.cfg");
   CHECK(n.input_shape() == Shape{3, 12, 16});
   CHECK(n.layers[0]->out == Shape{4, 6, 8});
   CHECK(n.layers[1]->out == Shape{5, 1, 1});
@@ -416,7 +416,7 @@ TEST_CASE("batch is always 1 and width/height can be overridden", "[parser]") {
   CHECK(n.layers[1]->param_floats() == size_t(5 + 5 * 4 * 6 * 8));
   CHECK(n.warnings.empty());
 
-  auto cfg = parse_cfg_text(text, "batch.cfg");
+  auto cfg = parse_cfg_text(text, "parser_batch.cfg");
   REQUIRE(cfg.ok());
   BuildOptions opts;
   opts.width = 32;
@@ -448,7 +448,7 @@ TEST_CASE("each layer records its cfg line and sources resolve negative and abso
                                  "activation=linear\n"
                                  "[route]\n"                // 20 layer 4
                                  "layers=1\n",
-                             "lines.cfg");
+                             "parser_lines.cfg");
   REQUIRE(n.layers.size() == 5);
   const int lines[] = {6, 11, 15, 17, 20};
   for (int i = 0; i < 5; ++i) {
@@ -468,7 +468,7 @@ TEST_CASE("route errors name the layer and cfg line", "[parser]") {
                                    "[maxpool]\nsize=2\nstride=2\n";         // layer 1 at line 8, 4x4
   SECTION("index out of range") {
     CHECK_THAT(build_error(base + "[route]\nlayers=-5\n"),  // layer 2, key at line 12
-               Catch::StartsWith(std::string(MDFI_TEST_TMP) + "/bad.cfg:12:") && Catch::Contains("layer 2") &&
+               Catch::StartsWith(std::string(MDFI_TEST_TMP) + "/parser_bad.cfg:12:") && Catch::Contains("layer 2") &&
                    Catch::Contains("out of range"));
   }
   SECTION("forward reference and self reference") {
@@ -507,7 +507,7 @@ TEST_CASE("shortcut errors name the layer and cfg line", "[parser]") {
              Catch::Contains("bad.cfg:11:") && Catch::Contains("layer 2") && Catch::Contains("from layer 0") &&
                  Catch::Contains("cannot be added"));
   // A different-shape source with one integer factor on both axes is fine (ResNet-50).
-  const Network ok = build_ok(base + "[shortcut]\nfrom=0\n", "sc_ok.cfg");
+  const Network ok = build_ok(base + "[shortcut]\nfrom=0\n", "parser_sc_ok.cfg");
   CHECK(ok.layers[2]->out == Shape{2, 4, 4});
 }
 
@@ -520,7 +520,7 @@ TEST_CASE("yolo classes/filters mismatch and mask/anchor errors name the layer a
              Catch::Contains("bad.cfg:10:") && Catch::Contains("mask index 5"));
   CHECK_THAT(build_error(head + "[yolo]\nmask=0,1\nanchors=1,1,2\nclasses=5\nnum=2\n"),
              Catch::Contains("bad.cfg:11:") && Catch::Contains("3 anchor values"));
-  const Network ok = build_ok(head + "[yolo]\nmask=0,1\nanchors=1,1, 2,2, 3,3,\nclasses=5\nnum=3\n", "yolo_ok.cfg");
+  const Network ok = build_ok(head + "[yolo]\nmask=0,1\nanchors=1,1, 2,2, 3,3,\nclasses=5\nnum=3\n", "parser_yolo_ok.cfg");
   CHECK(ok.layers[1]->out == Shape{20, 8, 8});
   CHECK(ok.warnings.empty());
 }
@@ -529,8 +529,8 @@ TEST_CASE("upsample: stride<0 needs a divisible size, stride 0 is refused", "[pa
   CHECK_THAT(build_error("[net]\nwidth=6\nheight=6\nchannels=1\n[upsample]\nstride=-4\n"),
              Catch::Contains("bad.cfg:5:") && Catch::Contains("layer 0 [upsample]") && Catch::Contains("not divisible"));
   CHECK_THAT(build_error(kNet8 + "[upsample]\nstride=0\n"), Catch::Contains("bad.cfg:6:") && Catch::Contains("stride"));
-  const Network down = build_ok("[net]\nwidth=6\nheight=6\nchannels=1\n[upsample]\nstride=-3\n", "up_ok.cfg");
+  const Network down = build_ok("[net]\nwidth=6\nheight=6\nchannels=1\n[upsample]\nstride=-3\n", "parser_up_ok.cfg");
   CHECK(down.layers[0]->out == Shape{1, 2, 2});
-  const Network up = build_ok(kNet8 + "[upsample]\nstride=3\n", "up_ok2.cfg");
+  const Network up = build_ok(kNet8 + "[upsample]\nstride=3\n", "parser_up_ok2.cfg");
   CHECK(up.layers[0]->out == Shape{3, 24, 24});
 }
