@@ -210,3 +210,25 @@ TEST_CASE("MobileNetV2-YOLOv3-Nano reproduces AlexeyAB's detections", "[models]"
 TEST_CASE("MobileNetV2-YOLO-Fastest-v2 (scale_channels) reproduces AlexeyAB's detections", "[models]") {
   check_model({"mobilenetv2-yolo-fastest-voc-v2", "MobileNetV2-YOLO-Fastest-voc-v2"});
 }
+
+TEST_CASE("mdfi detect: auto picks AlexeyAB for an SE model, says why with -v, and resizes", "[models]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const std::string dir = shared_path("models/mobilenetv2-yolo-fastest-voc-v2");
+  const std::string base = mdfi_binary() + " -v detect --cfg '" + dir + "/MobileNetV2-YOLO-Fastest-voc-v2.cfg' -w '" + dir +
+                           "/MobileNetV2-YOLO-Fastest-voc-v2.weights' --names '" + dir + "/voc.names' '" +
+                           shared_path("models/images/dog.png") + "'";
+  auto r = run_command(base);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("compat alexeyab") != std::string::npos);
+  CHECK(r.err.find("[scale_channels]") != std::string::npos);  // the reason names the section and line
+  CHECK(r.err.find("resized") != std::string::npos);
+  // AlexeyAB's printed lines for dog.png (A2): dog 58%, horse 44%, bicycle 70%, 34%, 32%.
+  for (const char* line : {"dog: 58%", "horse: 44%", "bicycle: 70%", "bicycle: 34%", "bicycle: 32%"})
+    CHECK(r.out.find(line) != std::string::npos);
+  // Explicit pjreddie semantics on the same file: letterbox, and the cfg's AlexeyAB keys ignored.
+  auto p = run_command(mdfi_binary() + " -v detect --compat pjreddie" + base.substr(base.find(" --cfg")));
+  INFO(p.err);
+  CHECK(p.err.find("compat pjreddie") != std::string::npos);
+  CHECK(p.err.find("letterboxed") != std::string::npos);
+}
