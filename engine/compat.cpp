@@ -25,7 +25,8 @@ const KeyInSection kAlexeyABKeys[] = {
     {"net", "mixup"},         {"net", "cutmix"},      {"net", "blur"},          {"net", "gaussian_noise"},
     {"net", "ema_alpha"},     {"net", "use_cuda_graph"}, {"net", "dynamic_minibatch"},
     {"net", "optimized_memory"}, {"route", "groups"}, {"route", "group_id"},   {"shortcut", "weights_type"},
-    {"shortcut", "weights_normalization"}, {"maxpool", "maxpool_depth"}, {"convolutional", "antialiasing"},
+    {"shortcut", "weights_normalization"}, {"maxpool", "maxpool_depth"}, {"convolutional", "antialiasing"}, {"convolutional", "dilation"},
+    {"convolutional", "stride_x"},  {"convolutional", "stride_y"},
     {"convolutional", "share_index"},
 };
 

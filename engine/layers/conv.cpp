@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../gemm.h"
 #include "../im2col.h"
@@ -28,6 +29,19 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   if (!bn.ok()) return bn.status();
   std::string act = r.get_string("activation", "logistic");
   r.ignore({"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"});
+  // AlexeyAB keys that would change the result: refused rather than silently ignored.
+  for (const char* k : {"dilation", "stride_x", "stride_y", "antialiasing", "share_index", "deform", "assisted_excitation"}) {
+    if (!r.has(k)) continue;
+    auto v = r.get_int(k, 0);
+    if (!v.ok()) return v.status();
+    const bool harmless = (std::strcmp(k, "dilation") == 0 && *v == 1) ||
+                          ((std::strcmp(k, "stride_x") == 0 || std::strcmp(k, "stride_y") == 0) && *v == *stride) ||
+                          (std::strcmp(k, "share_index") != 0 && std::strcmp(k, "dilation") != 0 &&
+                           std::strcmp(k, "stride_x") != 0 && std::strcmp(k, "stride_y") != 0 && *v == 0);
+    if (!harmless)
+      return LayerResult(ErrorKind::kUnsupported, r.where(k) + ": [convolutional] " + k + "=" + std::to_string(*v) +
+                                                      " (AlexeyAB) is not supported");
+  }
 
   l->compat = ctx.net.compat;
   l->filters = *filters;

@@ -248,6 +248,18 @@ TEST_CASE("compat auto: AlexeyAB-only keys, sections and activations decide, wit
   CHECK(a->net.letterbox);
 }
 
+TEST_CASE("AlexeyAB conv keys that change results are refused, harmless values accepted", "[layers]") {
+  const std::string head = "[net]\nwidth=8\nheight=8\nchannels=3\n\n[convolutional]\nfilters=2\nsize=3\nstride=1\n";
+  for (const char* bad : {"dilation=2", "stride_x=2", "antialiasing=1", "share_index=0"}) {
+    auto n = network_from_text(head + bad + "\n", "conv_bad.cfg");
+    INFO(bad);
+    REQUIRE_FALSE(n.ok());
+    CHECK(n.status().kind() == ErrorKind::kUnsupported);
+    CHECK(n.status().message().find("conv_bad.cfg:10") != std::string::npos);
+  }
+  CHECK(network_from_text(head + "dilation=1\nstride_x=1\nstride_y=1\nantialiasing=0\n", "conv_ok.cfg").ok());
+}
+
 TEST_CASE("DIoU NMS suppresses by IoU minus the centre-distance term", "[detect]") {
   Box a{0.5f, 0.5f, 0.4f, 0.4f}, b{0.6f, 0.5f, 0.4f, 0.4f};
   const float iou = box_iou(a, b);  // 0.3*0.4 / (0.16+0.16-0.12) = 0.6
