@@ -14,10 +14,11 @@ WORK=${WORK:-/tmp/mdfi-bench-memory}
 THREADS=${THREADS:-2}
 REPEAT=${REPEAT:-3}
 PEAK_GFLOPS=${PEAK_GFLOPS:-436}   # measured FMA peak of this 2-core machine (issue #5)
+PY=${PY:-/usr/bin/python3}   # Debian's python3, where python3-opencv lives
 NETS=("$@")
 [ ${#NETS[@]} -gt 0 ] || NETS=(yolov3 yolov3-tiny alexnet darknet53)
 mkdir -p "$WORK"
-python3 -c 'import cv2' 2>/dev/null || { echo "python3-opencv missing: apt-get install python3-opencv" >&2; exit 1; }
+"$PY" -c 'import cv2' 2>/dev/null || { echo "python3-opencv missing: apt-get install python3-opencv" >&2; exit 1; }
 printf 'classes=80\nnames=%s\n' "$PWD/data/coco.names" > "$WORK/coco.data"
 printf 'classes=1000\nnames=/usr/share/darknet/data/imagenet.shortnames.list\ntop=5\n' > "$WORK/imagenet.data"
 
@@ -40,7 +41,7 @@ for net in "${NETS[@]}"; do
   for r in $(seq "$REPEAT"); do
     "$MDFI" bench --net "$net" -w "$weights" -j "$THREADS" --warmup 1 -r 3 -f csv "$IMAGE" |
       awk -F'median_ms=' '/^#/ {split($2,a,","); print a[1]}' >> "$WORK/mw"
-    python3 bench/opencv_forward.py "$cfg" "$weights" "$IMAGE" "$w" "$h" "$THREADS" 3 >> "$WORK/cv"
+    "$PY" bench/opencv_forward.py "$cfg" "$weights" "$IMAGE" "$w" "$h" "$THREADS" 3 >> "$WORK/cv"
     t0=$(now_ms); "$MDFI" -q $cmd --net "$net" -w "$weights" -j "$THREADS" "$IMAGE" >/dev/null; t1=$(now_ms)
     echo "$t1 - $t0" | bc >> "$WORK/mc"
     t0=$(now_ms); (cd "$WORK" && "${dn[@]}" >/dev/null 2>&1 </dev/null); t1=$(now_ms)
@@ -55,4 +56,4 @@ print(f"| {net} | {gflop:.2f} | {mw:.1f} | {cv:.1f} | {mw/cv:.2f} | {mc:.0f} | {
 PY
 done
 echo
-echo "threads=$THREADS repeat=$REPEAT image=$IMAGE kernel=${MDFI_KERNEL:-auto}; OpenCV $(python3 -c 'import cv2;print(cv2.__version__)'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "threads=$THREADS repeat=$REPEAT image=$IMAGE kernel=${MDFI_KERNEL:-auto}; OpenCV $("$PY" -c 'import cv2;print(cv2.__version__)'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
