@@ -1,52 +1,60 @@
 # Bash completion for mdfi (CLI11 does not generate one). Install as
 # /usr/share/bash-completion/completions/mdfi (cmake --install does), or source it.
-# Network names come from `mdfi models --names`, so they follow the binary; a [cli] test checks
-# that every option in each command's --help is listed here.
+# Everything is read from the binary itself: commands from `mdfi --help`, options and their
+# allowed values ({a,b,c}) from `mdfi COMMAND --help`, network names from `mdfi models --names`,
+# so the completion follows the binary as options are added.
+
+# Prints the options of one --help text, one per line; with $2 set, prints the line head of that
+# option instead (e.g. "-f,--format TEXT:{text,json,jsonl,csv}=text").
+_mdfi_options() {
+  printf '%s\n' "$1" | awk -v want="$2" '
+    /^  -/ {
+      head = substr($0, 3); cut = index(head, "  "); if (cut) head = substr(head, 1, cut - 1)
+      rest = head; found = 0
+      while (match(rest, /--?[a-zA-Z][a-zA-Z0-9-]*/)) {
+        o = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+        if (want == "") print o; else if (o == want) found = 1
+      }
+      if (found) { print head; exit }
+    }'
+}
+
 _mdfi() {
-  local cur prev cmd i
+  local cur prev bin cmd i w help head
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
+  bin="${COMP_WORDS[0]}"
+  local cmds
+  cmds=$("$bin" --help 2>/dev/null | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1; next } s { s = 0 }')
   cmd=""
   for ((i = 1; i < COMP_CWORD; i++)); do
-    case "${COMP_WORDS[i]}" in
-      detect|classify|models|devices|info|plan|gen-weights|bench) cmd="${COMP_WORDS[i]}"; break ;;
-    esac
+    for w in $cmds; do [ "${COMP_WORDS[i]}" = "$w" ] && cmd="$w"; done
+    [ -n "$cmd" ] && break
   done
+  help=$("$bin" $cmd --help 2>/dev/null)
 
-  case "$prev" in
-    --net|-n)
-      COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" models --names 2>/dev/null)" -- "$cur")); return ;;
-    --format|-f)
-      if [ "$cmd" = bench ]; then COMPREPLY=($(compgen -W "md csv json" -- "$cur"))
-      else COMPREPLY=($(compgen -W "text json jsonl csv" -- "$cur")); fi
-      return ;;
-    --draw-ext) COMPREPLY=($(compgen -W "jpg png" -- "$cur")); return ;;
-    --backend) COMPREPLY=($(compgen -W "cpu opencl" -- "$cur")); return ;;
-    --compat) COMPREPLY=($(compgen -W "pjreddie alexeyab auto" -- "$cur")); return ;;
-    --draw|--dump-layers) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --cfg|-c) COMPREPLY=($(compgen -f -X '!*.cfg' -- "$cur") $(compgen -d -- "$cur")); return ;;
-    --weights|-w) COMPREPLY=($(compgen -f -X '!*.weights' -- "$cur") $(compgen -d -- "$cur")); return ;;
-    --names|--labels|--list|-l|--output|-o|--mem-report|--mem-plot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --thresh|-t|--hier|--nms|--top|-k|--width|--height|--seed|--max-mem|--threads|-j|--device|--warmup|--repeat|-r) return ;;
-  esac
+  if [[ "$prev" == -* ]]; then
+    head=$(_mdfi_options "$help" "$prev")
+    if [ -n "$head" ] && [[ "$head" =~ (TEXT|INT|UINT|FLOAT|NUMBER|SIZE) ]]; then
+      case "$prev" in
+        --net|-n) COMPREPLY=($(compgen -W "$("$bin" models --names 2>/dev/null)" -- "$cur")); return ;;
+      esac
+      if [[ "$head" =~ \{([^}]*)\} ]]; then
+        COMPREPLY=($(compgen -W "${BASH_REMATCH[1]//,/ }" -- "$cur"))
+      elif [[ "$head" =~ TEXT ]]; then
+        case "$prev" in
+          --draw|--dump-layers) COMPREPLY=($(compgen -d -- "$cur")) ;;
+          *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        esac
+      fi
+      return
+    fi
+  fi
 
-  local common="--help -q --quiet -v --verbose"
-  local model="--net -n --cfg -c --width --height"
-  local run="$model --weights -w --names --labels --compat --list -l --format -f --output -o --draw --draw-ext --fail-fast --dump-layers --mem-report --mem-plot --max-mem --threads -j --reference --backend --device"
-  local opts
-  case "$cmd" in
-    "") opts="detect classify models devices info plan gen-weights bench --version $common" ;;
-    detect) opts="$run --thresh -t --hier --nms --top -k $common" ;;
-    classify) opts="$run --top -k $common" ;;
-    models) opts="--porcelain --names $common" ;;
-    devices) opts="$common" ;;
-    bench) opts="$model --weights -w --names --labels --compat --warmup --repeat -r --format -f --threads -j --reference --backend --device $common" ;;
-    info) opts="$model --weights -w --layers $common" ;;
-    plan) opts="$model $common" ;;
-    gen-weights) opts="$model --output -o --seed --old-header $common" ;;
-  esac
-  if [[ "$cur" == -* || -z "$cmd" ]]; then
-    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  if [ -z "$cmd" ]; then
+    COMPREPLY=($(compgen -W "$cmds $(_mdfi_options "$help")" -- "$cur"))
+  elif [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$(_mdfi_options "$help") -q --quiet -v --verbose" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi
