@@ -37,7 +37,12 @@ std::string tmp_dir(const std::string& name) {
   return d;
 }
 
+#if defined(MDFI_EMULATOR)
+// Cross builds: a script that runs the target's mdfi under qemu-user, like the tests themselves.
+std::string mdfi_binary() { return MDFI_EMULATOR; }
+#else
 std::string mdfi_binary() { return MDFI_BINARY; }
+#endif
 std::string refdump_binary() { return MDFI_REFDUMP; }
 
 static std::string slurp(const std::string& path) {
