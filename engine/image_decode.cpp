@@ -103,7 +103,9 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
   // Our own header read first: stb refuses some huge headers itself but then reports only
   // "unknown image type" after trying every other format.
   const DeclaredSize declared = probe_image_size(fp);
-  if (declared.known && (declared.w <= 0 || declared.h <= 0 || declared.w * declared.h > kMaxImagePixels))
+  // Each side is checked first: two 32-bit PNG sides overflow even an int64 product.
+  if (declared.known && (declared.w <= 0 || declared.h <= 0 || declared.w > kMaxImagePixels ||
+                         declared.h > kMaxImagePixels || declared.w * declared.h > kMaxImagePixels))
     return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
                                                   std::to_string(declared.h) + ", " +
                                                   (declared.w <= 0 || declared.h <= 0

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!p) return 0;
     const mdfi::DeclaredSize d = mdfi::probe_image_size(p);
     std::fclose(p);
-    if (d.known && d.w * d.h > 1000 * 1000) return 0;
+    if (d.known && (d.w > 1000 * 1000 || d.h > 1000 * 1000 || d.w * d.h > 1000 * 1000)) return 0;
     if (!d.known && size >= 16 && (int64_t(data[12] | data[13] << 8) * (data[14] | data[15] << 8)) > 1000 * 1000)
       return 0;
   }
