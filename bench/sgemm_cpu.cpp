@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < A.size(); ++i) A[i] = float(i % 7) * 0.1f;
     for (size_t i = 0; i < B.size(); ++i) B[i] = float(i % 5) * 0.1f;
     for (int m = 0; m < s.M; m += kMR) pack_a_panel(std::min(kMR, s.M - m), s.K, A.data() + size_t(m) * s.K, s.K, P.data() + size_t(m) * s.K);
-    std::vector<float> ws(sgemm_workspace_floats(s.K, s.N));
+    std::vector<float> ws(sgemm_workspace_floats(s.K, s.N, threads));
     MatrixB b(B.data(), s.K, s.N);
     double best = 1e9, best_cpu = 1e9;
     for (int rep = 0; rep < 3; ++rep) {

@@ -93,58 +93,80 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
   }
 }
 
-static int round_up(int v, int m) { return (v + m - 1) / m * m; }
+int planned_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
-size_t sgemm_workspace_floats(int K, int N) {
-  const int nr = active_kernel().nr;
-  return size_t(std::min(K, kKC)) * size_t(round_up(std::min(N, kNC), nr));
+// Each thread owns a contiguous range of whole NR panels of C's columns: it packs its own B
+// blocks into its own slice of the workspace and computes every row panel for them, so the
+// threads never wait for each other inside a GEMM. (A shared B block needs two barriers per
+// K block; on a loaded machine every barrier waits for a descheduled thread's time slice.)
+static size_t per_thread_floats(int K, int N, int threads, int nr) {
+  const int panels = (N + nr - 1) / nr;
+  const int cols = ((panels + threads - 1) / threads) * nr;
+  return size_t(std::min(K, kKC)) * size_t(std::min(cols, kNC));
+}
+
+size_t sgemm_workspace_floats(int K, int N, int threads) {
+  threads = std::max(1, threads);
+  return per_thread_floats(K, N, threads, active_kernel().nr) * size_t(threads);
 }
 
 void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, float* C, int ldc, const float* bias,
                   Activation act, int threads, float* workspace, const KernelInfo* kernel) {
   const KernelInfo& kern = kernel ? *kernel : active_kernel();
   const int nr = kern.nr;
+  threads = std::max(1, threads);
   const int m_panels = (M + kMR - 1) / kMR;
-  (void)threads;
+  const int panels = (N + nr - 1) / nr;
+  const size_t slice = per_thread_floats(K, N, threads, nr);
 #pragma omp parallel num_threads(threads)
   {
+#if defined(_OPENMP)
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+    const int tid = 0, nt = 1;
+#endif
+    const int per = (panels + nt - 1) / nt;
+    const int c_begin = std::min(N, tid * per * nr), c_end = std::min(N, (tid + 1) * per * nr);
+    float* ws = workspace + slice * size_t(tid);
     float edge[kMR * 64];  // partial tiles are computed here, then the valid part is copied
-    for (int n0 = 0; n0 < N; n0 += kNC) {
-      const int nc = std::min(kNC, N - n0);
+    for (int n0 = c_begin; n0 < c_end; n0 += kNC) {
+      const int nc = std::min(kNC, c_end - n0);
       const int n_panels = (nc + nr - 1) / nr;
       for (int k0 = 0; k0 < K; k0 += kKC) {
         const int kc = std::min(kKC, K - k0);
         const bool first = k0 == 0, last = k0 + kc == K;
-#pragma omp for schedule(static)
-        for (int p = 0; p < n_panels; ++p) {
-          const int cols = std::min(nr, nc - p * nr);
-          b.pack(k0, kc, n0 + p * nr, cols, nr, workspace + size_t(p) * nr * kc);
-        }
-#pragma omp for schedule(static)
-        for (int t = 0; t < m_panels * n_panels; ++t) {
-          const int mp = t / n_panels, np = t % n_panels;
+        for (int p = 0; p < n_panels; ++p)
+          b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
+        for (int mp = 0; mp < m_panels; ++mp) {
           const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
-          const int c0 = n0 + np * nr, cols = std::min(nr, N - c0);
           const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
-          const float* bp = workspace + size_t(np) * nr * kc;
-          float* c = C + size_t(m0) * ldc + c0;
-          const bool full = rows == kMR && cols == nr;
-          if (full) {
-            kern.fn(kc, a, bp, c, ldc, first);
-          } else {
-            if (!first)
-              for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
-            kern.fn(kc, a, bp, edge, nr, first);
-            for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));
-          }
-          if (last) {
-            for (int i = 0; i < rows; ++i) {
-              float* ci = c + size_t(i) * ldc;
-              if (bias) {
-                const float bv = bias[m0 + i];
-                for (int j = 0; j < cols; ++j) ci[j] += bv;
+          for (int np = 0; np < n_panels; ++np) {
+            const int c0 = n0 + np * nr, cols = std::min(nr, N - c0);
+            const float* bp = ws + size_t(np) * nr * kc;
+            float* c = C + size_t(m0) * ldc + c0;
+            if (rows == kMR && cols == nr) {
+              kern.fn(kc, a, bp, c, ldc, first);
+            } else {
+              if (!first)
+                for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
+              kern.fn(kc, a, bp, edge, nr, first);
+              for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));
+            }
+            if (last) {
+              for (int i = 0; i < rows; ++i) {
+                float* ci = c + size_t(i) * ldc;
+                if (bias) {
+                  const float bv = bias[m0 + i];
+                  for (int j = 0; j < cols; ++j) ci[j] += bv;
+                }
+                activate_array(ci, size_t(cols), act);
               }
-              activate_array(ci, size_t(cols), act);
             }
           }
         }

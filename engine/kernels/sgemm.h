@@ -55,12 +55,15 @@ class Im2colB : public BSource {
   int c_, h_, w_, k_, s_, p_, out_w_, n_;
 };
 
-size_t sgemm_workspace_floats(int K, int N);
+// The thread count the plan assumes (OpenMP's default: all cores).
+int planned_threads();
+// Workspace for `threads` threads (each packs its own B blocks).
+size_t sgemm_workspace_floats(int K, int N, int threads);
 
 // C (row stride ldc) = A_packed * B (+ bias[row]), then activation. `workspace` holds
 // sgemm_workspace_floats(K, N) floats.
-// `kernel` defaults to active_kernel(); tests pass each available one. The workspace must be
-// sized for the kernel's NR (sgemm_workspace_floats uses the active kernel's).
+// `kernel` defaults to active_kernel(); tests pass each available one. The workspace must hold
+// sgemm_workspace_floats(K, N, threads) for the kernel's NR (that function uses the active one's).
 void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, float* C, int ldc, const float* bias,
                   Activation act, int threads, float* workspace, const KernelInfo* kernel = nullptr);
 

@@ -100,13 +100,13 @@ std::vector<ParamSegment> ConvLayer::param_layout() const {
 int ConvLayer::tile_columns() const {
   const size_t n = size_t(out.h) * out.w;
   const size_t k = size_t(in.c / groups) * size * size;
-  const size_t budget = kernels::sgemm_workspace_floats(int(k), int(n));
+  const size_t budget = kernels::sgemm_workspace_floats(int(k), int(n), kernels::planned_threads());
   return int(std::min(n, std::max<size_t>(1, budget / k)));
 }
 
 size_t ConvLayer::workspace_floats() const {
   if (depthwise()) return 0;
-  return kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w);
+  return kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w, kernels::planned_threads());
 }
 
 size_t ConvLayer::resident_param_floats() const { return std::max(param_floats(), fast_resident_param_floats()); }

@@ -79,7 +79,7 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
         kernels::pack_a_panel(r, K, rows->data(), K, packed->data() + g * per_group + size_t(m0) * K);
       }
   }
-  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N), MemCategory::kWorkspace, "packed im2col block");
+  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace, "packed im2col block");
   if (!ws.ok()) return ws.status();
   const int cpg = in.c / groups;
   for (int g = 0; g < groups; ++g) {

@@ -46,8 +46,8 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
       for (int m = 0; m < s.M; m += kernels::kMR)
         kernels::pack_a_panel(std::min(kernels::kMR, s.M - m), s.K, A.data() + size_t(m) * s.K, s.K,
                               packed.data() + size_t(m) * s.K);
-      // Workspace sized for the widest kernel (NR 32).
-      std::vector<float> ws(size_t(std::min(s.K, kernels::kKC)) * (std::min(s.N, kernels::kNC) + 64));
+      // Workspace for two threads of the widest kernel (NR 32), whatever the active one is.
+      std::vector<float> ws(size_t(std::min(s.K, kernels::kKC)) * (kernels::kNC + 64) * 2);
       std::vector<float> C(size_t(s.M) * s.N, 123.f);
       kernels::sgemm_packed(s.M, s.N, s.K, packed.data(), kernels::MatrixB(B.data(), s.K, s.N), C.data(), s.N,
                             bias.data(), Activation::kLeaky, 2, ws.data(), k);
