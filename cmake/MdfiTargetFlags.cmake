@@ -19,3 +19,10 @@ if(NOT MDFI_COMPILER_HAS_NEON AND NOT CMAKE_CROSSCOMPILING AND MDFI_ARM_NEON
   add_compile_options(-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard)
   message(STATUS "mdfi: native 32-bit ARM: ARMv7 + NEON flags added")
 endif()
+
+# 32-bit targets (armhf): 64-bit file offsets and inode numbers. Without them readdir() and
+# stat() fail with EOVERFLOW on large filesystems and under a 64-bit kernel (qemu-user, a Pi 4
+# running the 32-bit userland on its 64-bit kernel), so directory inputs came back empty.
+if(CMAKE_SIZEOF_VOID_P EQUAL 4)
+  add_compile_definitions(_FILE_OFFSET_BITS=64)
+endif()
