@@ -18,7 +18,7 @@ PY=${PY:-/usr/bin/python3}   # Debian's python3, where python3-opencv lives
 NETS=("$@")
 [ ${#NETS[@]} -gt 0 ] || NETS=(yolov3 yolov3-tiny alexnet darknet53)
 mkdir -p "$WORK"
-"$PY" -c 'import cv2' 2>/dev/null || { echo "python3-opencv missing: apt-get install python3-opencv" >&2; exit 1; }
+"$PY" -c 'import cv2' 2>/dev/null && command -v bc >/dev/null || MDFI_SETUP_BENCH=1 scripts/setup-debian.sh
 printf 'classes=80\nnames=%s\n' "$PWD/data/coco.names" > "$WORK/coco.data"
 printf 'classes=1000\nnames=/usr/share/darknet/data/imagenet.shortnames.list\ntop=5\n' > "$WORK/imagenet.data"
 

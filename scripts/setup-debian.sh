@@ -14,6 +14,10 @@ PKGS=(
   python3            # test helpers
   clang libclang-rt-14-dev  # libFuzzer + sanitizer runtimes for scripts/fuzz.sh
 )
+# Benchmarks only (bench/speed.sh, bench/memory.sh): OpenCV DNN as the reference, bc, perf.
+if [ "${MDFI_SETUP_BENCH:-0}" = 1 ]; then
+  PKGS+=(python3-opencv bc linux-perf)
+fi
 if [ "${MDFI_SETUP_CROSS:-0}" = 1 ]; then
   PKGS+=(crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user)
 fi
