@@ -105,10 +105,13 @@ int planned_threads() {
 // blocks into its own slice of the workspace and computes every row panel for them, so the
 // threads never wait for each other inside a GEMM. (A shared B block needs two barriers per
 // K block; on a loaded machine every barrier waits for a descheduled thread's time slice.)
+// Column blocks hold whole panels: kNC rounded down to a multiple of NR (NEON's NR is 12).
+static int block_cols(int nr) { return std::max(nr, kNC / nr * nr); }
+
 static size_t per_thread_floats(int K, int N, int threads, int nr) {
   const int panels = (N + nr - 1) / nr;
   const int cols = ((panels + threads - 1) / threads) * nr;
-  return size_t(std::min(K, kKC)) * size_t(std::min(cols, kNC));
+  return size_t(std::min(K, kKC)) * size_t(std::min(cols, block_cols(nr)));
 }
 
 size_t sgemm_workspace_floats(int K, int N, int threads) {
@@ -124,6 +127,7 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const int m_panels = (M + kMR - 1) / kMR;
   const int panels = (N + nr - 1) / nr;
   const size_t slice = per_thread_floats(K, N, threads, nr);
+  const int nc_max = block_cols(nr);
 #pragma omp parallel num_threads(threads)
   {
 #if defined(_OPENMP)
@@ -135,8 +139,8 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
     const int c_begin = std::min(N, tid * per * nr), c_end = std::min(N, (tid + 1) * per * nr);
     float* ws = workspace + slice * size_t(tid);
     float edge[kMR * 64];  // partial tiles are computed here, then the valid part is copied
-    for (int n0 = c_begin; n0 < c_end; n0 += kNC) {
-      const int nc = std::min(kNC, c_end - n0);
+    for (int n0 = c_begin; n0 < c_end; n0 += nc_max) {
+      const int nc = std::min(nc_max, c_end - n0);
       const int n_panels = (nc + nr - 1) / nr;
       for (int k0 = 0; k0 < K; k0 += kKC) {
         const int kc = std::min(kKC, K - k0);
@@ -147,7 +151,7 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
           const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
           const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
           for (int np = 0; np < n_panels; ++np) {
-            const int c0 = n0 + np * nr, cols = std::min(nr, N - c0);
+            const int c0 = n0 + np * nr, cols = std::min(nr, c_end - c0);  // never past this thread's range
             const float* bp = ws + size_t(np) * nr * kc;
             float* c = C + size_t(m0) * ldc + c0;
             if (rows == kMR && cols == nr) {

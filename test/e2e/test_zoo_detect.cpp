@@ -3,6 +3,7 @@
 // letterbox correction for a 640x480 image, and YOLOv1 [detection] heads (relative boxes).
 // Generated weights and a random input on both sides; every detection libdarknet keeps must be
 // found with the same classes and probabilities and the same box (1e-4).
+// Tagged [parity] with the other libdarknet comparisons: cross builds have no libdarknet to run.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -114,7 +115,7 @@ std::string set_key(const std::string& text, const std::string& key, int value) 
 
 }  // namespace
 
-TEST_CASE("region (YOLOv2) boxes, letterbox correction and NMS equal libdarknet's", "[detect]") {
+TEST_CASE("region (YOLOv2) boxes, letterbox correction and NMS equal libdarknet's", "[parity]") {
   check_detections("region", "[net]\nwidth=64\nheight=64\nchannels=3\n\n"
                              "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=leaky\n\n"
                              "[convolutional]\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=leaky\n\n"
@@ -124,14 +125,14 @@ TEST_CASE("region (YOLOv2) boxes, letterbox correction and NMS equal libdarknet'
                    640, 480, 0.2f, 0.45f);
 }
 
-TEST_CASE("yolov2-tiny-voc detections equal libdarknet's at 224", "[detect]") {
+TEST_CASE("yolov2-tiny-voc detections equal libdarknet's at 224", "[parity]") {
   std::ifstream f(darknet_cfg("yolov2-tiny-voc.cfg"));
   std::stringstream ss;
   ss << f.rdbuf();
   check_detections("yolov2-tiny-voc", set_key(set_key(ss.str(), "width", 224), "height", 224), 500, 375, 0.03f, 0.45f);
 }
 
-TEST_CASE("detection (YOLOv1) boxes and NMS equal libdarknet's", "[detect]") {
+TEST_CASE("detection (YOLOv1) boxes and NMS equal libdarknet's", "[parity]") {
   check_detections("yolov1", "[net]\nwidth=28\nheight=28\nchannels=3\n\n"
                              "[convolutional]\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky\n\n"
                              "[maxpool]\nsize=2\nstride=2\n\n[maxpool]\nsize=2\nstride=2\n\n"
