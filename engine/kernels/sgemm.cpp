@@ -69,26 +69,58 @@ Im2colB::Im2colB(const float* im, int channels, int height, int width, int ksize
   n_ = out_w_ * out_h;
 }
 
+// Columns of a panel are consecutive output pixels, so they fall into a few runs along output
+// rows; within a run, one row of the im2col matrix reads input pixels at a fixed stride. Each run
+// is copied with its padding clipped once at the ends (a memcpy for stride 1) instead of a bounds
+// check per element: this pass touches every element of B and used to cost as much as the GEMM
+// on the small, thin layers.
 void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
-  int by[64], bx[64];  // top-left input pixel of each column in the panel (nr <= 64)
+  struct Run {
+    int j0, len, oy, ox;
+  };
+  Run runs[65];  // nr <= 64 columns, each run at least one column
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
-    for (int j = 0; j < cols; ++j) {
-      const int col = n0 + p + j;
-      by[j] = (col / out_w_) * s_ - p_;
-      bx[j] = (col % out_w_) * s_ - p_;
+    int n_runs = 0;
+    for (int j = 0; j < cols;) {
+      const int col = n0 + p + j, oy = col / out_w_, ox = col % out_w_;
+      const int len = std::min(cols - j, out_w_ - ox);
+      runs[n_runs++] = {j, len, oy, ox};
+      j += len;
     }
     float* panel = dst + size_t(p) * kc;
+    int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
     for (int r = 0; r < kc; ++r) {
-      const int row = k0 + r;
-      const int kx = row % k_, ky = (row / k_) % k_, ch = row / k_ / k_;
       const float* plane = im_ + size_t(ch) * h_ * w_;
       float* d = panel + size_t(r) * nr;
-      for (int j = 0; j < cols; ++j) {
-        const int iy = by[j] + ky, ix = bx[j] + kx;
-        d[j] = (unsigned(iy) < unsigned(h_) && unsigned(ix) < unsigned(w_)) ? plane[size_t(iy) * w_ + ix] : 0.f;
+      for (int q = 0; q < n_runs; ++q) {
+        const Run& run = runs[q];
+        float* out = d + run.j0;
+        const int iy = run.oy * s_ - p_ + ky;
+        if (unsigned(iy) >= unsigned(h_)) {
+          std::memset(out, 0, size_t(run.len) * sizeof(float));
+          continue;
+        }
+        const float* src = plane + size_t(iy) * w_;
+        const int ix0 = run.ox * s_ - p_ + kx;  // input column of the run's first element
+        // Elements j in [lo, hi) read inside the row; the rest is padding.
+        const int lo = ix0 >= 0 ? 0 : std::min(run.len, (-ix0 + s_ - 1) / s_);
+        const int hi = ix0 >= w_ ? 0 : std::min(run.len, (w_ - 1 - ix0) / s_ + 1);
+        int j = 0;
+        for (; j < lo; ++j) out[j] = 0.f;
+        if (s_ == 1) {
+          if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
+          j = std::max(j, hi);
+        } else {
+          for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
+        }
+        for (; j < run.len; ++j) out[j] = 0.f;
       }
       for (int j = cols; j < nr; ++j) d[j] = 0.f;
+      if (++kx == k_) {
+        kx = 0;
+        if (++ky == k_) ky = 0, ++ch;
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "region.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "../activation.h"
@@ -34,19 +35,19 @@ LayerResult RegionLayer::create(const SectionReader& r, const BuildContext& ctx)
   if (l->classes < 0) return LayerResult(ErrorKind::kCfg, r.where("classes") + ": classes must be >= 0");
   if (l->coords < 2) return LayerResult(ErrorKind::kCfg, r.where("coords") + ": coords must be >= 2");
   if (l->n <= 0) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num must be > 0");
-  l->anchors = *anchors;
-  if (!l->anchors.empty() && l->anchors.size() != size_t(2 * l->n))
-    return LayerResult(ErrorKind::kCfg, r.where("anchors") + ": " + std::to_string(l->anchors.size()) +
-                                            " anchor values but num=" + std::to_string(l->n) + " needs " +
-                                            std::to_string(2 * l->n));
-  if (l->anchors.empty()) l->anchors.assign(size_t(2 * l->n), .5f);  // Darknet's default
-  const int expect = l->n * (l->classes + l->coords + 1);
-  if (ctx.input.c != expect)
+  // 64-bit arithmetic: hostile cfgs give values whose products overflow an int.
+  if (int64_t(l->n) * (int64_t(l->classes) + l->coords + 1) != ctx.input.c)
     return LayerResult(ErrorKind::kCfg,
                        layer_error(ctx, "region", "input has " + std::to_string(ctx.input.c) + " channels but num " +
                                                       std::to_string(l->n) + " x (classes " + std::to_string(l->classes) +
                                                       " + coords " + std::to_string(l->coords) + " + 1) = " +
-                                                      std::to_string(expect)));
+                                                      std::to_string(int64_t(l->n) * (int64_t(l->classes) + l->coords + 1))));
+  l->anchors = *anchors;
+  if (!l->anchors.empty() && l->anchors.size() != size_t(2) * size_t(l->n))
+    return LayerResult(ErrorKind::kCfg, r.where("anchors") + ": " + std::to_string(l->anchors.size()) +
+                                            " anchor values but num=" + std::to_string(l->n) + " needs " +
+                                            std::to_string(2 * int64_t(l->n)));
+  if (l->anchors.empty()) l->anchors.assign(size_t(2) * size_t(l->n), .5f);  // Darknet's default
   l->in = ctx.input;
   l->out = ctx.input;
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));

@@ -161,3 +161,45 @@ activation=linear
 )";
   CHECK(fast_vs_reference(cfg, "kernels_conv") < 1e-5);
 }
+
+TEST_CASE("Im2colB packs exactly the im2col matrix: strides, padding, narrow images, every panel width", "[layers]") {
+  struct Geo {
+    int c, h, w, k, s, p;
+  };
+  const Geo geos[] = {{3, 7, 9, 3, 1, 1}, {2, 13, 13, 3, 2, 1}, {4, 5, 3, 5, 1, 2}, {1, 1, 1, 3, 1, 1},
+                      {2, 11, 6, 1, 2, 0}, {3, 9, 14, 3, 3, 0}, {1, 4, 33, 2, 1, 1}, {2, 6, 5, 7, 2, 3}};
+  for (const Geo& g : geos) {
+    const int oh = (g.h + 2 * g.p - g.k) / g.s + 1, ow = (g.w + 2 * g.p - g.k) / g.s + 1;
+    const int K = g.c * g.k * g.k, N = oh * ow;
+    const auto im = random_vector(size_t(g.c) * g.h * g.w, 5);
+    // The naive im2col (Darknet's im2col_cpu semantics).
+    std::vector<float> full(size_t(K) * N);
+    for (int row = 0; row < K; ++row)
+      for (int col = 0; col < N; ++col) {
+        const int kx = row % g.k, ky = row / g.k % g.k, ch = row / g.k / g.k;
+        const int iy = col / ow * g.s - g.p + ky, ix = col % ow * g.s - g.p + kx;
+        const bool in = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+        full[size_t(row) * N + col] = in ? im[(size_t(ch) * g.h + iy) * g.w + ix] : 0.f;
+      }
+    const kernels::Im2colB b(im.data(), g.c, g.h, g.w, g.k, g.s, g.p);
+    for (int nr : {4, 8, 12, 32}) {
+      for (int k0 = 0; k0 < K; k0 += 5) {
+        const int kc = std::min(5, K - k0);
+        for (int n0 = 0; n0 < N; n0 += nr) {
+          const int nc = std::min(nr, N - n0);
+          std::vector<float> panel(size_t(kc) * nr, -7.f);
+          b.pack(k0, kc, n0, nc, nr, panel.data());
+          for (int r = 0; r < kc; ++r)
+            for (int j = 0; j < nr; ++j) {
+              const float want = n0 + j < N ? full[size_t(k0 + r) * N + n0 + j] : 0.f;
+              if (panel[size_t(r) * nr + j] != want) {
+                INFO("c" << g.c << " h" << g.h << " w" << g.w << " k" << g.k << " s" << g.s << " p" << g.p << " nr" << nr
+                         << " k0 " << k0 << " n0 " << n0 << " r " << r << " j " << j);
+                REQUIRE(panel[size_t(r) * nr + j] == want);
+              }
+            }
+        }
+      }
+    }
+  }
+}
