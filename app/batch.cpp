@@ -1,3 +1,4 @@
+#include "arena_plan.h"
 #include "mem_plot.h"
 #include "batch.h"
 
@@ -94,13 +95,16 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   writer->begin(out.file());
   Progress progress(args.images.size(), !quiet && stderr_is_terminal());
   int result = kExitOk;
+  Arena arena(plan_arena(pm->plan));  // memory touched by one image serves the next without page faults
   for (size_t i = 0; i < args.images.size(); ++i) {
     const std::string& path = args.images[i];
     ImageResult rec;
     rec.image = path;
     MemoryTracker mem;
+    mem.use_arena(&arena);
     auto run = run_image(*pm, args, path, mem, i);
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());
+    stats.held_peak = arena.held_peak();
     if (!run.ok()) {
       if (run.status().kind() != ErrorKind::kImage) {
         // Not this image's fault (weights, memory, dump files): the whole run is off.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "arena_plan.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "run_common.h"
@@ -51,8 +52,10 @@ Action add_bench_command(CLI::App& app) {
     std::vector<double> totals;
     std::vector<std::vector<double>> per_layer(pm->net.layers.size());
     size_t peak = 0;
+    Arena arena(plan_arena(pm->plan));  // as in batch runs: repeats reuse the memory of the run before
     for (int i = 0; i < a->warmup + a->repeat; ++i) {
       MemoryTracker mem;
+      mem.use_arena(&arena);
       auto run = run_image(*pm, a->run, a->image, mem, 0);
       if (!run.ok()) return report(run.status());
       peak = std::max(peak, mem.peak());
@@ -76,6 +79,7 @@ Action add_bench_command(CLI::App& app) {
       j["ms"] = {{"min", mn}, {"median", med}, {"max", mx}};
       j["gflops_per_s"] = gflop / (med / 1000);
       j["peak_heap_bytes"] = peak;
+      j["held_peak_bytes"] = arena.held_peak();  // with the buffers kept for reuse
       for (size_t l = 0; l < per_layer.size(); ++l)
         j["layers"].push_back({{"layer", l}, {"type", pm->net.layers[l]->kind()},
                                {"gflop", pm->net.layers[l]->flops() / 1e9}, {"median_ms", median(per_layer[l])}});
@@ -91,11 +95,12 @@ Action add_bench_command(CLI::App& app) {
                   pm->net.layers[l]->kind(), f, ms, ms > 0 ? f / (ms / 1000) : 0.0, 100 * ms / med);
     }
     std::printf(md ? "\n%s on %s, %d thread(s), %s backend: %d runs after %d warm-up: min %.1f ms, median %.1f ms, "
-                     "max %.1f ms; %.2f GFLOP -> %.1f GFLOP/s; peak heap %s\n"
+                     "max %.1f ms; %.2f GFLOP -> %.1f GFLOP/s; peak heap %s, held %s (%zu of %zu buffers from the arena, %zu as planned)\n"
                    : "# %s,%s,threads=%d,backend=%s,runs=%d,warmup=%d,min_ms=%.2f,median_ms=%.2f,max_ms=%.2f,gflop=%.3f,"
-                     "gflops_per_s=%.2f,peak=%s\n",
+                     "gflops_per_s=%.2f,peak=%s,held=%s,arena=%zu/%zu,planned=%zu\n",
                 pm->model.name.c_str(), a->image.c_str(), threads, a->run.backend.c_str(), a->repeat, a->warmup, mn, med,
-                mx, gflop, gflop / (med / 1000), format_bytes(peak).c_str());
+                mx, gflop, gflop / (med / 1000), format_bytes(peak).c_str(), format_bytes(arena.held_peak()).c_str(),
+                arena.in_arena(), arena.in_arena() + arena.outside(), arena.as_planned());
     return int(kExitOk);
   };
 }

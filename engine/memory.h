@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "arena.h"
 #include "status.h"
 
 namespace mdfi {
@@ -33,6 +34,9 @@ class MemoryTracker {
   // Returns nullptr when the allocation fails or an injected failure triggers.
   void* allocate(size_t bytes, MemCategory cat);
   void release(void* p, size_t bytes, MemCategory cat);
+  // Carve buffers from an arena that outlives this tracker (a batch keeps one for all images),
+  // so memory is reused instead of faulted in afresh. Set it before the first allocation.
+  void use_arena(Arena* arena) { arena_ = arena; }
 
   const MemSnapshot& current() const { return current_; }
   const MemSnapshot& at_peak() const { return at_peak_; }
@@ -44,6 +48,7 @@ class MemoryTracker {
   // Starting a phase also restarts the phase peaks below.
   void set_phase(int phase) {
     phase_ = phase;
+    if (arena_) arena_->set_phase(phase);
     phase_peak_ = current_.total();
     phase_cat_peak_ = current_.bytes;
   }
@@ -66,6 +71,7 @@ class MemoryTracker {
   int peak_phase_ = -1;
   uint64_t allocations_ = 0;
   uint64_t fail_at_ = 0;
+  Arena* arena_ = nullptr;
 };
 
 // An owned, tracked float array. Move-only; frees itself.

@@ -1,0 +1,58 @@
+#include "arena_plan.h"
+
+#include <algorithm>
+
+namespace mdfi {
+
+size_t arena_block_bytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+size_t arena_transient_bytes(size_t bytes) { return bytes ? arena_block_bytes(bytes) + 1024 : 0; }
+
+namespace {
+
+struct Block {
+  size_t bytes;
+  int first, last;  // inclusive layer steps; -1 is before layer 0
+  size_t* offset;   // where the result goes
+};
+
+}  // namespace
+
+ArenaLayout plan_arena(const Plan& plan) {
+  const int n = int(plan.layers.size());
+  ArenaLayout out;
+  out.output_offset.assign(size_t(n), ArenaLayout::kNone);
+  out.transient_offset.assign(size_t(n), ArenaLayout::kNone);
+  out.transient_bytes.assign(size_t(n), 0);
+  std::vector<Block> blocks;
+  if (plan.input_bytes) blocks.push_back({arena_block_bytes(plan.input_bytes), -1, plan.last_use[0], &out.input_offset});
+  for (int i = 0; i < n; ++i) {
+    const LayerPlan& lp = plan.layers[size_t(i)];
+    if (lp.buffer == i && lp.output_bytes)
+      blocks.push_back({arena_block_bytes(lp.output_bytes), i, plan.last_use[size_t(i) + 1], &out.output_offset[size_t(i)]});
+    out.transient_bytes[size_t(i)] = arena_transient_bytes(lp.weight_bytes + lp.workspace_bytes);
+    if (out.transient_bytes[size_t(i)]) blocks.push_back({out.transient_bytes[size_t(i)], i, i, &out.transient_offset[size_t(i)]});
+  }
+  // Largest first; ties by earlier start so the layout does not depend on sort stability.
+  std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
+  });
+  std::vector<const Block*> placed, overlapping;
+  for (Block& b : blocks) {
+    overlapping.clear();
+    for (const Block* p : placed)
+      if (p->first <= b.last && b.first <= p->last) overlapping.push_back(p);
+    std::sort(overlapping.begin(), overlapping.end(),
+              [](const Block* x, const Block* y) { return *x->offset < *y->offset; });
+    size_t at = 0;
+    for (const Block* p : overlapping) {
+      if (*p->offset >= at + b.bytes) break;  // the gap below p fits
+      at = std::max(at, *p->offset + p->bytes);
+    }
+    *b.offset = at;
+    out.size = std::max(out.size, at + b.bytes);
+    placed.push_back(&b);
+  }
+  return out;
+}
+
+}  // namespace mdfi

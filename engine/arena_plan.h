@@ -1,0 +1,26 @@
+// Where each buffer of a run lives inside the Arena, decided before the run from the Plan:
+// TFLite Micro's greedy planner. Every buffer is a block with a lifetime in layer steps (the
+// network input from before layer 0 to its last reader, each layer's output from that layer to
+// its last reader, each layer's weights + workspace for that layer only). Largest first, each
+// block goes to the lowest offset that no block with an overlapping lifetime occupies. The
+// arena size is the highest end; it is at least the plan's peak and usually within a few
+// percent of it, because blocks only share space with the blocks they never coexist with.
+// A pure function, tested on its own like the plan.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "arena.h"
+#include "plan.h"
+
+namespace mdfi {
+
+// A block's bytes in the arena: 64-byte aligned, and a layer's transients get room for the
+// rounding of each of the few buffers they are made of.
+size_t arena_block_bytes(size_t bytes);
+size_t arena_transient_bytes(size_t bytes);
+
+ArenaLayout plan_arena(const Plan& plan);
+
+}  // namespace mdfi

@@ -1,0 +1,129 @@
+// The arena and its planner: the greedy layout never lets two buffers that live at the same
+// time share bytes and stays near the plan's peak; a network run from an arena gives the same
+// outputs as one from the system allocator, with every buffer in the arena as planned, and a
+// second run allocates nothing new.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+
+#include "arena_plan.h"
+#include "executor.h"
+#include "plan.h"
+#include "support.h"
+#include "weights.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+struct Span {
+  size_t offset, bytes;
+  int first, last;
+};
+
+std::vector<Span> spans_of(const Plan& plan, const ArenaLayout& a) {
+  std::vector<Span> s;
+  if (a.input_offset != ArenaLayout::kNone)
+    s.push_back({a.input_offset, arena_block_bytes(plan.input_bytes), -1, plan.last_use[0]});
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    if (a.output_offset[i] != ArenaLayout::kNone)
+      s.push_back({a.output_offset[i], arena_block_bytes(plan.layers[i].output_bytes), int(i), plan.last_use[i + 1]});
+    if (a.transient_offset[i] != ArenaLayout::kNone) s.push_back({a.transient_offset[i], a.transient_bytes[i], int(i), int(i)});
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the arena layout keeps coexisting buffers apart and stays near the peak", "[memory]") {
+  for (const char* name : {"yolov3", "yolov3-tiny", "alexnet", "tiny", "darknet19", "darknet53", "resnet50"}) {
+    auto net = load_network_cfg(source_path(std::string("cfg/") + name + ".cfg"), BuildOptions{});
+    REQUIRE(net.ok());
+    const Plan plan = make_plan(*net);
+    const ArenaLayout a = plan_arena(plan);
+    const auto spans = spans_of(plan, a);
+    INFO(name << ": arena " << a.size << " bytes, plan peak " << plan.peak_bytes);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      CHECK(spans[i].offset + spans[i].bytes <= a.size);
+      for (size_t j = i + 1; j < spans.size(); ++j) {
+        const Span &x = spans[i], &y = spans[j];
+        const bool coexist = x.first <= y.last && y.first <= x.last;
+        const bool overlap = x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+        if (coexist && overlap) FAIL("buffers " << i << " and " << j << " share bytes while both live");
+      }
+    }
+    CHECK(a.size >= plan.peak_bytes);
+    CHECK(double(a.size) <= 1.05 * double(plan.peak_bytes) + 65536);
+  }
+}
+
+TEST_CASE("a run from the arena equals a run from the system allocator and the second allocates nothing new",
+          "[memory]") {
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  auto net = load_network_cfg(cfg, BuildOptions{});
+  REQUIRE(net.ok());
+  const Plan plan = make_plan(*net);
+  const std::string weights = generated_weights(cfg, "arena-yolov3-tiny");
+  std::vector<float> input(net->input_shape().count());
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> d(0.f, 1.f);
+  for (float& x : input) x = d(rng);
+
+  auto run = [&](Arena* arena) {
+    auto wf = WeightsFile::open(weights);
+    REQUIRE(wf.ok());
+    MemoryTracker mem;
+    if (arena) mem.use_arena(arena);
+    auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
+    REQUIRE(in.ok());
+    std::memcpy(in->data(), input.data(), in->bytes());
+    ExecOptions exec;
+    exec.threads = 2;
+    auto out = run_network(*net, plan, *wf, std::move(*in), mem, RunHooks{}, exec);
+    REQUIRE(out.ok());
+    std::vector<std::vector<float>> kept;
+    for (auto& kv : out->kept) kept.emplace_back(kv.second.data(), kv.second.data() + kv.second.size());
+    return kept;
+  };
+  const auto plain = run(nullptr);
+  Arena arena(plan_arena(plan));
+  const auto first = run(&arena);
+  CHECK(arena.outside() == 0);
+  CHECK(arena.as_planned() == arena.in_arena());
+  const auto second = run(&arena);
+  CHECK(arena.outside() == 0);
+  CHECK(arena.held_peak() == arena.capacity());
+  REQUIRE(first.size() == plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    CHECK(first[i] == plain[i]);
+    CHECK(second[i] == plain[i]);
+  }
+}
+
+TEST_CASE("an arena too small for a request hands it to the system allocator", "[memory]") {
+  ArenaLayout layout;
+  layout.size = 4096;
+  Arena arena(layout);
+  void* a = arena.allocate(1000, true);
+  void* b = arena.allocate(3000, false);
+  void* c = arena.allocate(10000, true);  // no room left: from the system
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(arena.in_arena() == 2);
+  CHECK(arena.outside() == 1);
+  CHECK(arena.held_peak() == 4096 + 10048);
+  std::memset(c, 1, 10000);
+  arena.release(a);
+  arena.release(c);
+  void* e = arena.allocate(1024, true);  // a's freed range is reused
+  CHECK(e == a);
+  arena.release(b);
+  arena.release(e);
+  void* f = arena.allocate(4096, true);  // everything coalesced back into one range
+  CHECK(f != nullptr);
+  CHECK(arena.outside() == 1);
+  arena.release(f);
+}
