@@ -33,6 +33,7 @@ struct NetParams {
 class ParamSource {
  public:
   virtual ~ParamSource() = default;
+  // May be called from several threads at once (the fast conv path packs rows in parallel).
   virtual Status read(size_t offset_floats, float* dst, size_t count) = 0;
   // Old Darknet files (major or minor > 1000) store connected weights transposed.
   virtual bool transposed() const { return false; }

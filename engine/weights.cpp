@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace mdfi {
 
 std::vector<size_t> layer_param_offsets(const Network& net) {
@@ -91,23 +93,42 @@ Status WeightsFile::validate(const Network& net) {
                                          " bytes more than the cfg needs; weights for a different cfg?" + sizes);
 }
 
-Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind) {
+// pread, not fseek + fread: no shared file position, so the threads of one layer can read
+// their own rows at once (conv_fast packs weights in parallel).
+Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind) const {
   const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4;
-  const std::string who = path_ + ": layer " + std::to_string(layer_index) + " [" + kind + "]: ";
-  if (fseeko(fp_, off_t(pos), SEEK_SET) != 0) return Status(ErrorKind::kIo, who + "seek failed (" + std::strerror(errno) + ")");
-  const size_t got = std::fread(dst, 4, count, fp_);
-  if (got != count) {
-    if (std::ferror(fp_)) return Status(ErrorKind::kIo, who + "read error (" + std::strerror(errno) + ")");
-    return Status(ErrorKind::kWeights, who + "file ended early (truncated while running?)");
+  auto who = [&] { return path_ + ": layer " + std::to_string(layer_index) + " [" + kind + "]: "; };
+  char* out = reinterpret_cast<char*>(dst);
+  size_t left = count * 4;
+  uint64_t at = pos;
+  while (left > 0) {
+    const ssize_t got = ::pread(fileno(fp_), out, left, off_t(at));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return Status(ErrorKind::kIo, who() + "read error (" + std::strerror(errno) + ")");
+    }
+    if (got == 0) return Status(ErrorKind::kWeights, who() + "file ended early (truncated while running?)");
+    out += got;
+    left -= size_t(got);
+    at += uint64_t(got);
   }
   // Policy: non-finite parameters are refused, never run. A NaN or Inf weight only ever comes
   // from a corrupt or diverged file and silently turns every later output into NaN (no boxes, or
-  // garbage ones). One compare per value is noise next to the layer's multiply-adds.
-  for (size_t i = 0; i < count; ++i)
-    if (!std::isfinite(dst[i]))
-      return Status(ErrorKind::kWeights, who + (std::isnan(dst[i]) ? "NaN" : "Inf") + " value at byte offset " +
-                                             std::to_string(pos + uint64_t(i) * 4) +
-                                             "; non-finite weights are refused (corrupt or diverged file?)");
+  // garbage ones). The check looks at exponent bits as integers so it vectorises; only a file
+  // that fails it is scanned again for the position.
+  uint32_t all_ones = 0;
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(dst);
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t b;
+    std::memcpy(&b, bytes + i * 4, 4);
+    all_ones |= uint32_t((b & 0x7f800000u) == 0x7f800000u);
+  }
+  if (all_ones)
+    for (size_t i = 0; i < count; ++i)
+      if (!std::isfinite(dst[i]))
+        return Status(ErrorKind::kWeights, who() + (std::isnan(dst[i]) ? "NaN" : "Inf") + " value at byte offset " +
+                                               std::to_string(pos + uint64_t(i) * 4) +
+                                               "; non-finite weights are refused (corrupt or diverged file?)");
   return Status::Ok();
 }
 

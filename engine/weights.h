@@ -45,7 +45,8 @@ class WeightsFile {
 
   // Reads `count` floats at `offset_floats` past the header. Errors name the file and layer.
   // A NaN or Inf among them is an error (kWeights): mdfi refuses non-finite weights.
-  Status read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind);
+  // Safe to call from several threads at once.
+  Status read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind) const;
 
  private:
   std::string path_;

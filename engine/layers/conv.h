@@ -25,6 +25,7 @@ class ConvLayer : public Layer {
   Status forward_fast(LayerIO& io) const;
   bool depthwise() const { return groups > 1 && groups == in.c && groups == filters; }
   size_t fast_resident_param_floats() const;
+  static int pack_threads(int threads);
 
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
   bool batch_normalize = false;

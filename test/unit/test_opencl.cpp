@@ -5,6 +5,8 @@
 // Every test skips when mdfi was built without OpenCL or no platform exists at run time.
 #include <catch2/catch.hpp>
 
+#include <memory>
+
 #include <sys/stat.h>
 
 #include <cmath>
@@ -56,6 +58,7 @@ cl::Backend* backend() {
 // All layer outputs of one CPU run.
 struct CpuRun {
   std::vector<std::vector<float>> outputs;
+  std::unique_ptr<MemoryTracker> mem = std::make_unique<MemoryTracker>();  // outlives `out`'s buffers
   RunOutput out;
 };
 
@@ -65,7 +68,7 @@ CpuRun run_cpu(const Network& net, const std::string& weights_path, const std::v
   auto wf = WeightsFile::open(weights_path);
   REQUIRE(wf.ok());
   REQUIRE(wf->validate(net).ok());
-  MemoryTracker mem;
+  MemoryTracker& mem = *r.mem;
   auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
   REQUIRE(in.ok());
   std::copy(input.begin(), input.end(), in->data());
