@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "image.h"
 #include "layers/detection.h"
@@ -93,6 +95,74 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
   return dets;
 }
 
+// Greedy suppression inside the live prefix [0, live) of boxes sorted by prob[k]: every box that
+// is still on suppresses each later box it overlaps by more than `thresh` (`score` is IoU or
+// DIoU). The pairwise loop is Darknet's; with thousands of live boxes (random weights give ten
+// thousand) it is O(n^2), so beyond a few dozen boxes a uniform grid finds the candidates. A
+// score above a non-negative threshold needs a positive intersection (IoU is 0 without one and
+// DIoU is at most IoU), and two boxes that intersect share a grid cell, because cells are a
+// monotone function of the same float edges the intersection uses. The pairs scored and the
+// order they are visited in are Darknet's, so the result is identical.
+template <typename Score>
+static void suppress_prefix(std::vector<Detection>& dets, size_t live, int k, float thresh, Score score) {
+  if (live < 64 || !(thresh >= 0)) {
+    for (size_t i = 0; i < live; ++i) {
+      if (dets[i].prob[k] == 0) continue;
+      for (size_t j = i + 1; j < live; ++j)
+        if (dets[j].prob[k] != 0 && score(dets[i].bbox, dets[j].bbox) > thresh) dets[j].prob[k] = 0;
+    }
+    return;
+  }
+  constexpr int kGrid = 32, kMaxCells = 64;
+  auto cell = [](float v) { return int(std::min(float(kGrid - 1), std::max(0.f, std::floor(v * kGrid)))); };
+  struct Span {
+    int x0, x1, y0, y1;  // cell ranges; x1 < x0 for a box that can overlap nothing
+    bool always;         // too large or not finite: compared with every later box
+  };
+  std::vector<Span> span(live);
+  std::vector<std::vector<uint32_t>> cells(size_t(kGrid) * kGrid);
+  std::vector<uint32_t> always;
+  for (size_t j = 0; j < live; ++j) {
+    const Box& b = dets[j].bbox;
+    const float l = b.x - b.w / 2, r = b.x + b.w / 2, t = b.y - b.h / 2, d = b.y + b.h / 2;
+    Span& s = span[j];
+    s.always = !(std::isfinite(l) && std::isfinite(r) && std::isfinite(t) && std::isfinite(d));
+    if (!s.always && (r <= l || d <= t)) {  // no area: no positive intersection with anything
+      s.x0 = 1, s.x1 = 0;
+      continue;
+    }
+    if (!s.always) {
+      s.x0 = cell(l), s.x1 = cell(r), s.y0 = cell(t), s.y1 = cell(d);
+      s.always = (s.x1 - s.x0 + 1) * (s.y1 - s.y0 + 1) > kMaxCells;
+    }
+    if (s.always) {
+      always.push_back(uint32_t(j));
+      continue;
+    }
+    for (int y = s.y0; y <= s.y1; ++y)
+      for (int x = s.x0; x <= s.x1; ++x) cells[size_t(y) * kGrid + x].push_back(uint32_t(j));
+  }
+  std::vector<uint32_t> seen(live, ~uint32_t(0));
+  auto visit = [&](size_t i, uint32_t j) {
+    if (j <= i || seen[j] == uint32_t(i)) return;
+    seen[j] = uint32_t(i);
+    if (dets[j].prob[k] != 0 && score(dets[i].bbox, dets[j].bbox) > thresh) dets[j].prob[k] = 0;
+  };
+  for (size_t i = 0; i < live; ++i) {
+    if (dets[i].prob[k] == 0) continue;
+    const Span& s = span[i];
+    if (s.always) {
+      for (size_t j = i + 1; j < live; ++j) visit(i, uint32_t(j));
+      continue;
+    }
+    if (s.x1 < s.x0) continue;
+    for (int y = s.y0; y <= s.y1; ++y)
+      for (int x = s.x0; x <= s.x1; ++x)
+        for (uint32_t j : cells[size_t(y) * kGrid + x]) visit(i, j);
+    for (uint32_t j : always) visit(i, j);
+  }
+}
+
 void nms_sort(std::vector<Detection>& dets, int classes, float thresh) {
   // Darknet moves objectness-0 detections to the back and ignores them.
   std::stable_partition(dets.begin(), dets.end(), [](const Detection& d) { return d.objectness != 0; });
@@ -102,14 +172,10 @@ void nms_sort(std::vector<Detection>& dets, int classes, float thresh) {
     std::stable_sort(dets.begin(), dets.begin() + long(total),
                      [k](const Detection& a, const Detection& b) { return a.prob[k] > b.prob[k]; });
     // After the sort the boxes with prob[k] > 0 form a prefix; the rest can neither suppress
-    // nor be suppressed, so the pairwise loop stays inside it (same result, far fewer pairs).
+    // nor be suppressed, so the pairwise work stays inside it (same result, far fewer pairs).
     size_t live = 0;
     while (live < total && dets[live].prob[k] > 0) ++live;
-    for (size_t i = 0; i < live; ++i) {
-      if (dets[i].prob[k] == 0) continue;
-      for (size_t j = i + 1; j < live; ++j)
-        if (dets[j].prob[k] != 0 && box_iou(dets[i].bbox, dets[j].bbox) > thresh) dets[j].prob[k] = 0;
-    }
+    suppress_prefix(dets, live, k, thresh, box_iou);
   }
 }
 
@@ -227,11 +293,11 @@ void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, floa
   for (int k = 0; k < classes; ++k) {
     std::stable_sort(dets.begin(), dets.begin() + long(total),
                      [k](const Detection& a, const Detection& b) { return a.prob[k] > b.prob[k]; });
-    for (size_t i = 0; i < total; ++i) {
-      if (dets[i].prob[k] == 0) continue;
-      for (size_t j = i + 1; j < total; ++j)
-        if (box_diou(dets[i].bbox, dets[j].bbox, beta) > thresh) dets[j].prob[k] = 0;
-    }
+    // AlexeyAB's loop also visits boxes whose prob[k] is already 0; zeroing them again changes
+    // nothing, so the live prefix gives the same result.
+    size_t live = 0;
+    while (live < total && dets[live].prob[k] > 0) ++live;
+    suppress_prefix(dets, live, k, thresh, [beta](const Box& a, const Box& b) { return box_diou(a, b, beta); });
   }
 }
 

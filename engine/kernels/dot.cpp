@@ -5,7 +5,7 @@ namespace mdfi::kernels {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static float dot(const float* a, const float* b, size_t n) {
+float dot(const float* a, const float* b, size_t n) {
   // Sixteen independent partial sums let the compiler vectorise without -ffast-math.
   float acc[16] = {};
   size_t i = 0;

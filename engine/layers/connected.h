@@ -22,6 +22,7 @@ class ConnectedLayer : public Layer {
 
   size_t inputs() const { return in.count(); }
   int rows_per_block() const;
+  Status forward_streamed(LayerIO& io, float* block, int block_rows) const;
 
   int outputs = 0;
   bool batch_normalize = false;
