@@ -113,6 +113,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
   hooks.on_layer = [&run](const LayerRunStats& s) { run.stats.push_back(s); };
   ExecOptions exec;
   exec.reference = args.reference;
+  exec.prefetch = !args.no_prefetch;
   exec.threads = args.threads > 0 ? args.threads : default_threads();
   auto out = pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks)
                        : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);

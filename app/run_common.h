@@ -34,6 +34,7 @@ struct RunArgs {
   std::string max_mem;     // --max-mem SIZE ("" = no budget)
   int threads = 0;         // --threads (0 = all cores)
   bool reference = false;  // --reference: the plain reference kernels (parity oracle)
+  bool no_prefetch = false;  // --no-prefetch: no read-ahead hints for the next layers' weights
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
   bool keep_weights = false;    // --keep-weights (OpenCL): weights stay on the device across the batch

@@ -52,6 +52,10 @@ struct ParamSegment {
 struct ExecOptions {
   bool reference = false;
   int threads = 1;
+  // Ask the kernel to read the next layers' weights into the page cache while this one computes
+  // (posix_fadvise WILLNEED, up to kPrefetchBytes ahead). Costs no heap; on an SD card it hides
+  // the read latency behind compute.
+  bool prefetch = true;
 };
 
 struct LayerIO {

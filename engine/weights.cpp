@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace mdfi {
@@ -130,6 +131,17 @@ Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int lay
                                                std::to_string(pos + uint64_t(i) * 4) +
                                                "; non-finite weights are refused (corrupt or diverged file?)");
   return Status::Ok();
+}
+
+void WeightsFile::prefetch(size_t offset_floats, size_t count) const {
+#if defined(POSIX_FADV_WILLNEED)
+  if (fp_ && count)
+    (void)::posix_fadvise(fileno(fp_), off_t(header_.bytes() + uint64_t(offset_floats) * 4), off_t(uint64_t(count) * 4),
+                          POSIX_FADV_WILLNEED);
+#else
+  (void)offset_floats;
+  (void)count;
+#endif
 }
 
 Status LayerParams::read(size_t offset_floats, float* dst, size_t count) {

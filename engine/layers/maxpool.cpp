@@ -60,21 +60,40 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
     return Status::Ok();
   }
   const int off = -padding / 2;
-  for (int k = 0; k < out.c; ++k)
-    for (int i = 0; i < out.h; ++i)
+  const int threads = io.fast() ? std::max(1, io.exec->threads) : 1;
+  // Channels are independent, so threads split them. Windows wholly inside the input skip the
+  // bounds checks; the comparisons and their order are the same either way (NaN never wins,
+  // the first of equal values stays), so both paths give Darknet's result.
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < out.c; ++k) {
+    const float* plane = x + size_t(k) * in.h * in.w;
+    for (int i = 0; i < out.h; ++i) {
+      const int y0 = off + i * stride;
+      const bool rows_inside = y0 >= 0 && y0 + size <= in.h;
+      float* dst = io.output + (size_t(k) * out.h + i) * out.w;
       for (int j = 0; j < out.w; ++j) {
+        const int x0 = off + j * stride;
         float best = -FLT_MAX;
-        for (int n = 0; n < size; ++n)
-          for (int m = 0; m < size; ++m) {
-            const int y = off + i * stride + n;
-            const int xx = off + j * stride + m;
-            if (y >= 0 && y < in.h && xx >= 0 && xx < in.w) {
-              const float v = x[(size_t(k) * in.h + y) * in.w + xx];
-              if (v > best) best = v;
-            }
+        if (rows_inside && x0 >= 0 && x0 + size <= in.w) {
+          for (int n = 0; n < size; ++n) {
+            const float* row = plane + size_t(y0 + n) * in.w + x0;
+            for (int m = 0; m < size; ++m)
+              if (row[m] > best) best = row[m];
           }
-        io.output[(size_t(k) * out.h + i) * out.w + j] = best;
+        } else {
+          for (int n = 0; n < size; ++n)
+            for (int m = 0; m < size; ++m) {
+              const int y = y0 + n, xx = x0 + m;
+              if (y >= 0 && y < in.h && xx >= 0 && xx < in.w) {
+                const float v = plane[size_t(y) * in.w + xx];
+                if (v > best) best = v;
+              }
+            }
+        }
+        dst[j] = best;
       }
+    }
+  }
   return Status::Ok();
 }
 
