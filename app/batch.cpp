@@ -105,6 +105,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     auto run = run_image(*pm, args, path, mem, i);
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());
     stats.held_peak = arena.held_peak();
+    stats.kept_weights = pm->resident ? pm->resident->tracker().peak() : 0;
     if (!run.ok()) {
       if (run.status().kind() != ErrorKind::kImage) {
         // Not this image's fault (weights, memory, dump files): the whole run is off.

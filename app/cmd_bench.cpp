@@ -43,6 +43,8 @@ Action add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"md", "csv", "json"}));
   cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
+  cmd->add_flag("--keep-weights", a->run.keep_weights,
+                "keep prepared weights across the runs (as a batch with --keep-weights does) instead of streaming them");
   cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
   return [a]() {
@@ -79,7 +81,8 @@ Action add_bench_command(CLI::App& app) {
       j["ms"] = {{"min", mn}, {"median", med}, {"max", mx}};
       j["gflops_per_s"] = gflop / (med / 1000);
       j["peak_heap_bytes"] = peak;
-      j["held_peak_bytes"] = arena.held_peak();  // with the buffers kept for reuse
+      j["held_peak_bytes"] = arena.held_peak();  // the arena, and any buffer that did not fit in it
+      j["kept_weights_bytes"] = pm->resident ? pm->resident->tracker().peak() : 0;
       for (size_t l = 0; l < per_layer.size(); ++l)
         j["layers"].push_back({{"layer", l}, {"type", pm->net.layers[l]->kind()},
                                {"gflop", pm->net.layers[l]->flops() / 1e9}, {"median_ms", median(per_layer[l])}});
@@ -87,6 +90,8 @@ Action add_bench_command(CLI::App& app) {
       return int(kExitOk);
     }
     const bool md = a->format == "md";
+    const size_t kept = pm->resident ? pm->resident->tracker().peak() : 0;
+    const std::string kept_text = !kept ? "" : md ? "; kept weights " + format_bytes(kept) : ",kept=" + format_bytes(kept);
     std::printf(md ? "| layer | type | GFLOP | median ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n"
                    : "layer,type,gflop,median_ms,gflops_per_s,share\n");
     for (size_t l = 0; l < per_layer.size(); ++l) {
@@ -95,12 +100,12 @@ Action add_bench_command(CLI::App& app) {
                   pm->net.layers[l]->kind(), f, ms, ms > 0 ? f / (ms / 1000) : 0.0, 100 * ms / med);
     }
     std::printf(md ? "\n%s on %s, %d thread(s), %s backend: %d runs after %d warm-up: min %.1f ms, median %.1f ms, "
-                     "max %.1f ms; %.2f GFLOP -> %.1f GFLOP/s; peak heap %s, held %s (%zu of %zu buffers from the arena, %zu as planned)\n"
+                     "max %.1f ms; %.2f GFLOP -> %.1f GFLOP/s; peak heap %s, held %s (%zu of %zu buffers from the arena, %zu as planned)%s\n"
                    : "# %s,%s,threads=%d,backend=%s,runs=%d,warmup=%d,min_ms=%.2f,median_ms=%.2f,max_ms=%.2f,gflop=%.3f,"
-                     "gflops_per_s=%.2f,peak=%s,held=%s,arena=%zu/%zu,planned=%zu\n",
+                     "gflops_per_s=%.2f,peak=%s,held=%s,arena=%zu/%zu,planned=%zu%s\n",
                 pm->model.name.c_str(), a->image.c_str(), threads, a->run.backend.c_str(), a->repeat, a->warmup, mn, med,
                 mx, gflop, gflop / (med / 1000), format_bytes(peak).c_str(), format_bytes(arena.held_peak()).c_str(),
-                arena.in_arena(), arena.in_arena() + arena.outside(), arena.as_planned());
+                arena.in_arena(), arena.in_arena() + arena.outside(), arena.as_planned(), kept_text.c_str());
     return int(kExitOk);
   };
 }

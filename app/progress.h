@@ -15,7 +15,8 @@ struct BatchStats {
   double load_ms = 0;  // resolving, planning and opening the model
   double sum_ms = 0, min_ms = 0, max_ms = 0;  // over images that ran
   size_t peak_heap = 0;  // the largest MemoryTracker::peak() of any image
-  size_t held_peak = 0;  // the most held at once, including buffers kept for reuse (BlockCache)
+  size_t held_peak = 0;     // the arena plus anything that did not fit in it (Arena::held_peak)
+  size_t kept_weights = 0;  // --keep-weights: prepared weights resident across the batch
   void add_time(double ms);
 };
 

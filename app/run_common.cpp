@@ -44,6 +44,14 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     if (!budget.ok()) return budget.status();
     // Checked before a single weight is read.
     MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
+    if (args.keep_weights && args.backend == "cpu") {
+      const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
+      if (pm.plan.peak_bytes + kept > *budget)
+        return Status(ErrorKind::kBudget, "--keep-weights keeps " + format_bytes(kept) +
+                                              " of prepared weights; with the run's own peak of " +
+                                              format_bytes(pm.plan.peak_bytes) + " that is over --max-mem " +
+                                              format_bytes(*budget) + " (without --keep-weights they are streamed)");
+    }
   }
   auto wf = WeightsFile::open(pm.model.weights_path);
   if (!wf.ok()) return wf.status();
@@ -52,8 +60,8 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   auto labels = load_labels(pm.model.labels_path, pm.net.layers.back()->out.count());
   if (!labels.ok()) return labels.status();
   pm.labels = std::move(*labels);
-  if ((!args.device.empty() || args.keep_weights) && args.backend != "opencl")
-    return Status(ErrorKind::kUsage, std::string(args.keep_weights ? "--keep-weights" : "--device") + " needs --backend opencl");
+  if (!args.device.empty() && args.backend != "opencl") return Status(ErrorKind::kUsage, "--device needs --backend opencl");
+  if (args.keep_weights && args.backend == "cpu") pm.resident = std::make_shared<ResidentWeights>();
   if (args.backend == "opencl") {
     cl::BackendOptions o;
     o.device = args.device;
@@ -113,7 +121,8 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
   hooks.on_layer = [&run](const LayerRunStats& s) { run.stats.push_back(s); };
   ExecOptions exec;
   exec.reference = args.reference;
-  exec.prefetch = !args.no_prefetch;
+  exec.prefetch = !args.no_prefetch && !(pm.resident && pm.resident->tracker().peak() > 0);
+  exec.resident = pm.resident.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
   auto out = pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks)
                        : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);

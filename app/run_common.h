@@ -11,6 +11,7 @@
 #include "image.h"
 #include "model_args.h"
 #include "plan.h"
+#include "resident_weights.h"
 #include "weights.h"
 
 namespace mdfi::app {
@@ -37,7 +38,7 @@ struct RunArgs {
   bool no_prefetch = false;  // --no-prefetch: no read-ahead hints for the next layers' weights
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
-  bool keep_weights = false;    // --keep-weights (OpenCL): weights stay on the device across the batch
+  bool keep_weights = false;    // --keep-weights: prepared weights stay (on the device, or in RAM) across the batch
 };
 
 struct PreparedModel {
@@ -47,6 +48,7 @@ struct PreparedModel {
   WeightsFile weights;
   std::vector<std::string> labels;
   std::shared_ptr<cl::Backend> device;  // set for --backend opencl
+  std::shared_ptr<ResidentWeights> resident;  // set for --keep-weights on the CPU
 };
 
 // Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a

@@ -88,8 +88,9 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
                  "OpenCL device: index or part of the platform/device name from `mdfi devices` (default: first GPU)")
       ->group(perf);
   cmd.add_flag("--keep-weights", args.keep_weights,
-               "OpenCL: keep every layer's prepared weights on the device across the batch (faster; needs the whole "
-               "model in device memory) instead of streaming them from the file for each image")
+               "keep every layer's prepared weights across the batch (in RAM, or on the OpenCL device) instead of "
+               "streaming them from the file for each image: faster, but the whole model stays in memory; "
+               "checked against --max-mem")
       ->group(perf);
 }
 

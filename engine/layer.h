@@ -49,6 +49,8 @@ struct ParamSegment {
 };
 
 // How layers compute: the plain reference loops (the parity oracle) or the optimised kernels.
+class ResidentWeights;
+
 struct ExecOptions {
   bool reference = false;
   int threads = 1;
@@ -56,6 +58,9 @@ struct ExecOptions {
   // (posix_fadvise WILLNEED, up to kPrefetchBytes ahead). Costs no heap; on an SD card it hides
   // the read latency behind compute.
   bool prefetch = true;
+  // --keep-weights: layers that prepare weights (conv, connected) keep them here after the
+  // first image and reuse them (resident_weights.h). nullptr streams them per image.
+  ResidentWeights* resident = nullptr;
 };
 
 struct LayerIO {
@@ -76,6 +81,8 @@ class Layer {
   virtual size_t param_floats() const { return 0; }  // in the weights file
   // Parameters held at once while running (a connected layer streams its matrix in blocks).
   virtual size_t resident_param_floats() const { return param_floats(); }
+  // Prepared parameters kept across images by --keep-weights (0: this layer re-reads its own).
+  virtual size_t kept_param_floats() const { return 0; }
   virtual size_t workspace_floats() const { return 0; }
   // The parameters in file order; their counts sum to param_floats().
   virtual std::vector<ParamSegment> param_layout() const { return {}; }

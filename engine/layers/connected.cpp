@@ -7,6 +7,7 @@
 #include "../gemm.h"
 #include "../kernels/dot.h"
 #include "../kernels/sgemm.h"
+#include "../resident_weights.h"
 #include "batchnorm.h"
 #include "conv.h"
 
@@ -97,24 +98,45 @@ Status ConnectedLayer::forward_streamed(LayerIO& io, float* block, int block_row
   return Status::Ok();
 }
 
+size_t ConnectedLayer::kept_param_floats() const { return size_t(outputs) * (batch_normalize ? 4 : 1) + size_t(outputs) * inputs(); }
+
 Status ConnectedLayer::forward(LayerIO& io) const {
   if (io.params->transposed())
     return Status(ErrorKind::kUnsupported,
                   "layer " + std::to_string(index) + " [connected]: transposed (major/minor > 1000) weights files are not supported");
   // File order: biases, weights (outputs x inputs), [scales, rolling_mean, rolling_variance].
   const size_t n = size_t(outputs), k = inputs();
-  auto bias = load_params(io, 0, n, "connected biases");
-  if (!bias.ok()) return bias.status();
-  Buffer bn;
-  if (batch_normalize) {
-    auto b = load_params(io, n + n * k, 3 * n, "connected batch-norm");
-    if (!b.ok()) return b.status();
-    bn = std::move(*b);
+  ResidentWeights* keep = io.fast() ? io.exec->resident : nullptr;
+  if (keep)
+    if (const std::vector<Buffer>* kept = keep->find(index)) {
+      std::fill(io.output, io.output + n, 0.f);
+      kernels::gemv_rows(io.inputs[0], (*kept)[0].data(), k, outputs, io.output, io.exec->threads);
+      finish(io.output, (*kept)[1].data());
+      return Status::Ok();
+    }
+  // head: biases, then (with batch-norm) scales, means, variances.
+  auto head = Buffer::make(keep ? keep->tracker() : *io.mem, n * (batch_normalize ? 4 : 1), MemCategory::kWeights,
+                           "connected biases");
+  if (!head.ok()) return head.status();
+  MDFI_RETURN_IF_ERROR(io.params->read(0, head->data(), n));
+  if (batch_normalize) MDFI_RETURN_IF_ERROR(io.params->read(n + n * k, head->data() + n, 3 * n));
+  std::fill(io.output, io.output + n, 0.f);
+  if (keep) {
+    // The whole matrix, once, for every later image of the batch.
+    auto w = Buffer::make(keep->tracker(), n * k, MemCategory::kWeights, "connected weights");
+    if (!w.ok()) return w.status();
+    MDFI_RETURN_IF_ERROR(io.params->read(n, w->data(), n * k));
+    kernels::gemv_rows(io.inputs[0], w->data(), k, outputs, io.output, io.exec->threads);
+    finish(io.output, head->data());
+    std::vector<Buffer> kept;
+    kept.push_back(std::move(*w));
+    kept.push_back(std::move(*head));
+    keep->store(index, std::move(kept));
+    return Status::Ok();
   }
   const int rows = rows_per_block();
   auto block = Buffer::make(*io.mem, size_t(rows) * k, MemCategory::kWeights, "connected weight block");
   if (!block.ok()) return block.status();
-  std::fill(io.output, io.output + n, 0.f);
   if (io.fast()) {
     MDFI_RETURN_IF_ERROR(forward_streamed(io, block->data(), rows));
   } else {
@@ -125,10 +147,17 @@ Status ConnectedLayer::forward(LayerIO& io) const {
     }
   }
   block->reset();
-  if (batch_normalize) batchnorm_compat(io.output, outputs, 1, bn.data() + n, bn.data() + 2 * n, bn.data(), compat);
-  add_bias(io.output, outputs, 1, bias->data());
-  activate_array(io.output, n, activation);
+  finish(io.output, head->data());
   return Status::Ok();
+}
+
+// Batch-norm, bias and activation after the product; `head` is the file's order (biases, then
+// scales, means, variances).
+void ConnectedLayer::finish(float* y, const float* head) const {
+  const size_t n = size_t(outputs);
+  if (batch_normalize) batchnorm_compat(y, outputs, 1, head + 2 * n, head + 3 * n, head + n, compat);
+  add_bias(y, outputs, 1, head);
+  activate_array(y, n, activation);
 }
 
 }  // namespace mdfi

@@ -23,6 +23,8 @@ class ConnectedLayer : public Layer {
   size_t inputs() const { return in.count(); }
   int rows_per_block() const;
   Status forward_streamed(LayerIO& io, float* block, int block_rows) const;
+  void finish(float* y, const float* head) const;
+  size_t kept_param_floats() const override;
 
   int outputs = 0;
   bool batch_normalize = false;

@@ -26,6 +26,8 @@ class ConvLayer : public Layer {
   bool depthwise() const { return groups > 1 && groups == in.c && groups == filters; }
   size_t fast_resident_param_floats() const;
   static int pack_threads(int threads);
+  size_t kept_param_floats() const override;
+  Status compute_fast(LayerIO& io, const float* weights, const float* bias) const;
 
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
   bool batch_normalize = false;

@@ -12,6 +12,7 @@
 
 #include "../kernels/depthwise.h"
 #include "../kernels/sgemm.h"
+#include "../resident_weights.h"
 #include "conv.h"
 
 namespace mdfi {
@@ -35,14 +36,26 @@ size_t ConvLayer::fast_resident_param_floats() const {
 // plan assumed, so the prediction above holds for any --threads.
 int ConvLayer::pack_threads(int threads) { return std::max(1, std::min(threads, kernels::planned_threads())); }
 
-Status ConvLayer::forward_fast(LayerIO& io) const {
+size_t ConvLayer::kept_param_floats() const {
   const size_t n = size_t(filters);
-  const int M = filters / groups, N = out.h * out.w, K = (in.c / groups) * size * size;
+  if (depthwise()) return n + weight_floats();
+  const int K = (in.c / groups) * size * size;
+  return n + size_t(groups) * kernels::packed_a_floats(filters / groups, K);
+}
+
+Status ConvLayer::forward_fast(LayerIO& io) const {
+  ResidentWeights* keep = io.exec->resident;
+  if (keep)
+    if (const std::vector<Buffer>* kept = keep->find(index)) return compute_fast(io, (*kept)[0].data(), (*kept)[1].data());
+  // Kept weights belong to the batch-long tracker; streamed ones to this image's.
+  MemoryTracker& wmem = keep ? keep->tracker() : *io.mem;
+  const size_t n = size_t(filters);
+  const int M = filters / groups, K = (in.c / groups) * size * size;
   const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
   auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
   if (!head.ok()) return head.status();
   // Folded: y = scale*(x - mean)/d + bias = (scale/d)*x + (bias - scale*mean/d).
-  auto folded_bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  auto folded_bias = Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias");
   if (!folded_bias.ok()) return folded_bias.status();
   std::vector<float> factor(n, 1.f);
   for (size_t f = 0; f < n; ++f) {
@@ -58,21 +71,19 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   head->reset();
   const size_t wbase = n * (batch_normalize ? 4 : 1);
 
+  Buffer prepared;
   if (depthwise()) {
-    auto w = load_params(io, wbase, weight_floats(), "conv weights");
+    auto w = Buffer::make(wmem, weight_floats(), MemCategory::kWeights, "conv weights");
     if (!w.ok()) return w.status();
+    MDFI_RETURN_IF_ERROR(io.params->read(wbase, w->data(), weight_floats()));
     const int kk = size * size;
     for (size_t f = 0; f < n; ++f)
       for (int i = 0; i < kk; ++i) w->data()[f * kk + i] *= factor[f];
-    kernels::depthwise_conv(io.inputs[0], in.c, in.h, in.w, w->data(), size, stride, pad, io.output, out.h, out.w,
-                            folded_bias->data(), activation, threads);
-    return Status::Ok();
-  }
-
-  const size_t per_group = kernels::packed_a_floats(M, K);
-  auto packed = Buffer::make(*io.mem, per_group * groups, MemCategory::kWeights, "packed conv weights");
-  if (!packed.ok()) return packed.status();
-  {
+    prepared = std::move(*w);
+  } else {
+    const size_t per_group = kernels::packed_a_floats(M, K);
+    auto packed = Buffer::make(wmem, per_group * groups, MemCategory::kWeights, "packed conv weights");
+    if (!packed.ok()) return packed.status();
     // Reading, batch-norm scaling and packing are spread over the threads (pread needs no shared
     // file position): a 13x13 YOLOv3 layer spends as long on its 19 MB of weights as on its GEMM.
     const int pt = pack_threads(threads);
@@ -108,20 +119,42 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
     }
     for (Status& st : errors)
       if (!st.ok()) return st;
+    prepared = std::move(*packed);
   }
+  MDFI_RETURN_IF_ERROR(compute_fast(io, prepared.data(), folded_bias->data()));
+  if (keep) {
+    std::vector<Buffer> kept;
+    kept.push_back(std::move(prepared));
+    kept.push_back(std::move(*folded_bias));
+    keep->store(index, std::move(kept));
+  }
+  return Status::Ok();
+}
+
+// The convolution itself, from prepared weights: depthwise weights scaled by the folded
+// batch-norm factor, or packed SGEMM panels per group.
+Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* bias) const {
+  const int M = filters / groups, N = out.h * out.w, K = (in.c / groups) * size * size;
+  const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
+  if (depthwise()) {
+    kernels::depthwise_conv(io.inputs[0], in.c, in.h, in.w, weights, size, stride, pad, io.output, out.h, out.w, bias,
+                            activation, threads);
+    return Status::Ok();
+  }
+  const size_t per_group = kernels::packed_a_floats(M, K);
   auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace, "packed im2col block");
   if (!ws.ok()) return ws.status();
   const int cpg = in.c / groups;
   for (int g = 0; g < groups; ++g) {
     const float* im = io.inputs[0] + size_t(g) * cpg * in.h * in.w;
     float* C = io.output + size_t(g) * M * N;
-    const float* A = packed->data() + g * per_group;
-    const float* bias = folded_bias->data() + size_t(g) * M;
+    const float* A = weights + g * per_group;
+    const float* gb = bias + size_t(g) * M;
     if (direct_1x1()) {
-      kernels::sgemm_packed(M, N, K, A, kernels::MatrixB(im, K, N), C, N, bias, activation, threads, ws->data());
+      kernels::sgemm_packed(M, N, K, A, kernels::MatrixB(im, K, N), C, N, gb, activation, threads, ws->data());
     } else {
-      kernels::sgemm_packed(M, N, K, A, kernels::Im2colB(im, cpg, in.h, in.w, size, stride, pad), C, N, bias,
-                            activation, threads, ws->data());
+      kernels::sgemm_packed(M, N, K, A, kernels::Im2colB(im, cpg, in.h, in.w, size, stride, pad), C, N, gb, activation,
+                            threads, ws->data());
     }
   }
   return Status::Ok();

@@ -10,6 +10,7 @@
 #include "executor.h"
 #include "kernels/sgemm.h"
 #include "plan.h"
+#include "resident_weights.h"
 #include "support.h"
 #include "weights.h"
 
@@ -202,4 +203,74 @@ TEST_CASE("Im2colB packs exactly the im2col matrix: strides, padding, narrow ima
       }
     }
   }
+}
+
+TEST_CASE("kept weights (--keep-weights) give the streamed outputs on every image of a batch", "[layers]") {
+  const std::string cfg = R"([net]
+width=23
+height=19
+channels=3
+[convolutional]
+batch_normalize=1
+filters=16
+size=3
+stride=1
+pad=1
+activation=leaky
+[convolutional]
+filters=16
+size=3
+groups=16
+stride=2
+pad=1
+batch_normalize=1
+activation=relu
+[convolutional]
+filters=12
+size=1
+groups=4
+stride=1
+pad=0
+activation=linear
+[connected]
+output=37
+batch_normalize=1
+activation=leaky
+[connected]
+output=10
+activation=linear
+)";
+  auto net = network_from_text(cfg, "kept.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/kept.weights";
+  REQUIRE(generate_weights(*net, wpath, 9).ok());
+  const Plan plan = make_plan(*net);
+  ResidentWeights kept;
+  auto run = [&](ResidentWeights* keep, uint32_t seed) {
+    auto wf = WeightsFile::open(wpath);
+    REQUIRE(wf.ok());
+    MemoryTracker mem;
+    auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+    REQUIRE(in.ok());
+    auto r = random_vector(in->size(), seed);
+    std::memcpy(in->data(), r.data(), in->bytes());
+    std::vector<std::vector<float>> outs;
+    RunHooks hooks;
+    hooks.on_output = [&](const Layer& l, const float* o) {
+      outs.emplace_back(o, o + l.out.count());
+      return Status::Ok();
+    };
+    ExecOptions exec;
+    exec.threads = 2;
+    exec.resident = keep;
+    auto out = run_network(*net, plan, *wf, std::move(*in), mem, hooks, exec);
+    REQUIRE(out.ok());
+    return outs;
+  };
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const auto streamed = run(nullptr, seed), resident = run(&kept, seed);
+    REQUIRE(streamed.size() == resident.size());
+    for (size_t i = 0; i < streamed.size(); ++i) CHECK(streamed[i] == resident[i]);
+  }
+  CHECK(kept.tracker().current().total() == kept_weights_floats(*net) * sizeof(float));
 }
