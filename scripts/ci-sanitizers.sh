@@ -13,7 +13,8 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 # The libdarknet reference helper is not ours to sanitize; the parity tests run in the main job.
 # -O1 -g1: a third of RelWithDebInfo's compile time (the job builds from scratch in CI) with
 # stacks that still name the lines.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1 $san" -DCMAKE_C_FLAGS="-O1 -g1 $san" \
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+  -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS="$san" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DMDFI_DARKNET_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build build-asan -j"$(nproc)" --target mdfi mdfi_tests
 
