@@ -18,7 +18,8 @@ struct WeightsHeader {
   int32_t major = 0, minor = 2, revision = 0;
   uint64_t seen = 0;
   size_t bytes() const { return seen_is_64bit() ? 20 : 16; }
-  bool seen_is_64bit() const { return major * 10 + minor >= 2 && major < 1000 && minor < 1000; }
+  // Darknet's test, in 64 bits: a corrupt header's major * 10 overflows an int.
+  bool seen_is_64bit() const { return int64_t(major) * 10 + minor >= 2 && major < 1000 && minor < 1000; }
   bool transposed() const { return major > 1000 || minor > 1000; }
 };
 
