@@ -95,13 +95,17 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   writer->begin(out.file());
   Progress progress(args.images.size(), !quiet && stderr_is_terminal());
   int result = kExitOk;
-  Arena arena(plan_arena(pm->plan));  // memory touched by one image serves the next without page faults
+  // Memory touched by one image serves the next without page faults. The arena lives through the
+  // batch, post-processing included, so a single image (nothing to reuse) allocates as it goes
+  // and its peak stays the plan's even while thousands of boxes are collected.
+  const bool use_arena = args.images.size() > 1;
+  Arena arena(use_arena ? plan_arena(pm->plan) : ArenaLayout{});
   for (size_t i = 0; i < args.images.size(); ++i) {
     const std::string& path = args.images[i];
     ImageResult rec;
     rec.image = path;
     MemoryTracker mem;
-    mem.use_arena(&arena);
+    if (use_arena) mem.use_arena(&arena);
     auto run = run_image(*pm, args, path, mem, i);
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());
     stats.held_peak = arena.held_peak();

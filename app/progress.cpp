@@ -47,7 +47,8 @@ void print_summary(std::FILE* out, const BatchStats& s, size_t peak_rss) {
                s.failed, s.load_ms);
   if (s.ok)
     std::fprintf(out, "; per image mean %.1f ms, min %.1f, max %.1f", s.sum_ms / double(s.ok), s.min_ms, s.max_ms);
-  std::fprintf(out, "; peak heap %s (arena %s)", format_bytes(s.peak_heap).c_str(), format_bytes(s.held_peak).c_str());
+  std::fprintf(out, "; peak heap %s", format_bytes(s.peak_heap).c_str());
+  if (s.held_peak) std::fprintf(out, " (arena %s)", format_bytes(s.held_peak).c_str());
   if (s.kept_weights) std::fprintf(out, "; kept weights %s", format_bytes(s.kept_weights).c_str());
   std::fprintf(out, "; peak RSS %s\n", format_bytes(peak_rss).c_str());
 }
