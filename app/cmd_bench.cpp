@@ -43,6 +43,7 @@ Action add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"md", "csv", "json"}));
   cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
+  cmd->add_flag("--no-prefetch", a->run.no_prefetch, "no read-ahead thread for the weights file");
   cmd->add_flag("--keep-weights", a->run.keep_weights,
                 "keep prepared weights across the runs (as a batch with --keep-weights does) instead of streaming them");
   cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();

@@ -77,7 +77,8 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
       ->group(perf);
   cmd.add_flag("--no-prefetch", args.no_prefetch,
-               "do not ask the kernel to read the next layers' weights (64 MB ahead) while a layer computes")
+               "no read-ahead thread bringing the next layers' weights (up to 64 MB ahead) into the page cache "
+               "while a layer computes")
       ->group(perf);
   cmd.add_option("--backend", args.backend,
                  "cpu, or opencl: run on an OpenCL device (activations stay on it, weights streamed per layer)")

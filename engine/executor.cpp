@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+
+#include "prefetcher.h"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -33,10 +36,9 @@ Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile&
   std::vector<Buffer> buffers(size_t(n) + 1);
   buffers[0] = std::move(input);
   size_t live_activations = plan.input_bytes;
-  // Read-ahead window: the weights of the layers after the running one, up to this many bytes
-  // (whole layers, at least the next one), so a cold file streams in behind the compute.
-  constexpr size_t kPrefetchBytes = size_t(64) << 20;
-  size_t prefetched_to = 0;  // parameters (floats) already asked for
+  // Read-ahead of the weights on a background thread (prefetcher.h); no heap.
+  std::unique_ptr<Prefetcher> prefetch;
+  if (exec.prefetch && offsets.back() > 0) prefetch = std::make_unique<Prefetcher>(weights, offsets.back());
 
   for (int i = 0; i < n; ++i) {
     const Layer& layer = *net.layers[i];
@@ -56,14 +58,7 @@ Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile&
       io.inputs.push_back(buffers[size_t(b) + 1].data());
     }
     io.output = buffers[size_t(lp.buffer) + 1].data();
-    if (exec.prefetch) {
-      // Whole layers after this one until the window is full (at least the next layer).
-      size_t end = std::min(size_t(i) + 2, offsets.size() - 1);
-      while (end < offsets.size() - 1 && (offsets[end] - offsets[size_t(i) + 1]) * 4 < kPrefetchBytes) ++end;
-      const size_t from = std::max(prefetched_to, offsets[size_t(i)]), to = offsets[end];
-      if (to > from) weights.prefetch(from, to - from);
-      prefetched_to = std::max(prefetched_to, to);
-    }
+    if (prefetch) prefetch->consumer_at(offsets[size_t(i)]);
     LayerParams params(weights, layer, offsets[i]);
     io.params = &params;
     io.mem = &mem;

@@ -54,9 +54,8 @@ class ResidentWeights;
 struct ExecOptions {
   bool reference = false;
   int threads = 1;
-  // Ask the kernel to read the next layers' weights into the page cache while this one computes
-  // (posix_fadvise WILLNEED, up to kPrefetchBytes ahead). Costs no heap; on an SD card it hides
-  // the read latency behind compute.
+  // Read the weights file ahead of the running layer on a background thread (prefetcher.h:
+  // up to 64 MB ahead, 1 MiB of heap), so a cold file streams in behind the compute.
   bool prefetch = true;
   // --keep-weights: layers that prepare weights (conv, connected) keep them here after the
   // first image and reuse them (resident_weights.h). nullptr streams them per image.

@@ -133,14 +133,16 @@ Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int lay
   return Status::Ok();
 }
 
-void WeightsFile::prefetch(size_t offset_floats, size_t count) const {
-#if defined(POSIX_FADV_WILLNEED)
-  if (fp_ && count)
-    (void)::posix_fadvise(fileno(fp_), off_t(header_.bytes() + uint64_t(offset_floats) * 4), off_t(uint64_t(count) * 4),
-                          POSIX_FADV_WILLNEED);
+bool WeightsFile::read_ahead(size_t offset, size_t bytes) const {
+  const off_t at = off_t(header_.bytes() + uint64_t(offset));
+#if defined(__linux__)
+  return ::readahead(fileno(fp_), at, bytes) == 0;
+#elif defined(POSIX_FADV_WILLNEED)
+  return ::posix_fadvise(fileno(fp_), at, off_t(bytes), POSIX_FADV_WILLNEED) == 0;
 #else
-  (void)offset_floats;
-  (void)count;
+  (void)at;
+  (void)bytes;
+  return false;
 #endif
 }
 

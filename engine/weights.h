@@ -48,9 +48,9 @@ class WeightsFile {
   // A NaN or Inf among them is an error (kWeights): mdfi refuses non-finite weights.
   // Safe to call from several threads at once.
   Status read(size_t offset_floats, float* dst, size_t count, int layer_index, const char* kind) const;
-  // Starts reading [offset_floats, +count) into the page cache in the background and returns at
-  // once (posix_fadvise WILLNEED): a hint, so it never fails and never holds heap.
-  void prefetch(size_t offset_floats, size_t count) const;
+  // Brings `bytes` bytes at byte `offset` past the header into the page cache, waiting for them
+  // (readahead(2); posix_fadvise elsewhere). For the read-ahead thread: false when it failed.
+  bool read_ahead(size_t offset, size_t bytes) const;
 
  private:
   std::string path_;
