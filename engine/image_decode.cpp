@@ -1,5 +1,6 @@
 // stb_image compiled here, with its allocations routed through the MemoryTracker so decoded
 // images count in the memory report.
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -143,7 +144,12 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
   unsigned char* pixels = stbi_load_from_file(fp, &w, &h, &got_c, 3);
   if (!pixels) {
     const char* why = stbi_failure_reason();
-    std::string reason = why && *why ? why : "decode failed";
+    std::string reason = why ? why : "";
+    // Only stb's short ASCII codes are worth showing ("bad IHDR len"); a corrupt PNG chunk can
+    // leave an unprintable byte there (found by fuzz_image).
+    const bool printable = !reason.empty() && reason.size() < 64 &&
+                           std::all_of(reason.begin(), reason.end(), [](char c) { return c >= 32 && c < 127; });
+    if (!printable) reason = "decode failed";
     if (g_decode_alloc_failed || reason == "outofmem") return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory decoding the image");
     return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt or truncated image (" + reason + ")");
   }
