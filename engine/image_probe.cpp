@@ -106,23 +106,31 @@ std::string walk_jpeg_tables(std::FILE* fp) {
     if (hi == EOF || lo == EOF) return "";
     long left = long(hi << 8 | lo) - 2;
     if (m == 0xC4) {
-      // stb reads each table header whatever the segment length says, so check them all.
+      // stb reads each table header whatever the segment length says, so check them all; stb
+      // stops at a header it rejects (class > 1 or id > 3), so the walk does too.
+      // stb reads zeros past the end of the file, so a table cut short still gets built from
+      // the counts that are there (found by fuzz_image): count them the same way.
       while (left > 0) {
-        if (in.get() == EOF) return "";
+        const int q = in.get();
+        if (q == EOF) return "";
+        if ((q >> 4) > 1 || (q & 15) > 3) break;
         long n = 0;
         for (int i = 0; i < 16; ++i) {
           const int k = in.get();
-          if (k == EOF) return "";
-          n += k;
+          if (k != EOF) n += k;
         }
         if (n > 256)
           return "a Huffman table declares " + std::to_string(n) + " codes (at most 256)";
         if (!in.skip(n)) return "";
         left -= 17 + n;
       }
-    } else if (left > 0 && !in.skip(left)) {
-      return "";
+    } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
+      // Application and comment segments: stb skips these by their length, as we do.
+      if (left > 0 && !in.skip(left)) return "";
     }
+    // Other segments (SOF, SOS, DQT, DRI, ...) stb reads by their content, which need not agree
+    // with their length, so their bytes are scanned for markers like entropy-coded data: any
+    // FF C4 that stb could take for a table is checked (found by fuzz_image).
     c = in.get();
   }
   return "";
