@@ -86,54 +86,116 @@ class ByteReader {
   size_t pos_ = 0, len_ = 0;
 };
 
+// Walks a JPEG the way stb_image's decoder does (stbi__decode_jpeg_header and
+// stbi__decode_jpeg_image: which bytes it takes for markers, which segments it reads by content
+// and which by length, where it resynchronises) and checks every Huffman table stb would build:
+// stb writes one byte per declared code into a 257-entry array, so a table declaring more than
+// 256 codes is a heap overflow in stb. Two walks that differ in where they find markers let
+// crafted files through (fuzz_image found two), hence the mirroring. "" when stb would build
+// no oversized table (it may still reject the file for other reasons).
 std::string walk_jpeg_tables(std::FILE* fp) {
   ByteReader in(fp);
   if (in.get() != 0xFF || in.get() != 0xD8) return "";
-  int c = in.get();
-  while (c != EOF) {
-    if (c != 0xFF) {  // entropy-coded data between markers
-      c = in.get();
-      continue;
-    }
-    int m = in.get();
-    while (m == 0xFF) m = in.get();
-    if (m == EOF || m == 0xD9) return "";
-    if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {  // stuffed byte, TEM, restart
-      c = in.get();
-      continue;
-    }
-    const int hi = in.get(), lo = in.get();
-    if (hi == EOF || lo == EOF) return "";
-    long left = long(hi << 8 | lo) - 2;
-    if (m == 0xC4) {
-      // stb reads each table header whatever the segment length says, so check them all; stb
-      // stops at a header it rejects (class > 1 or id > 3), so the walk does too.
-      // stb reads zeros past the end of the file, so a table cut short still gets built from
-      // the counts that are there (found by fuzz_image): count them the same way.
+  constexpr int kNone = 0x100;
+  // stb reads zeros past the end of the file.
+  auto get8 = [&] {
+    const int c = in.get();
+    return c == EOF ? 0 : c;
+  };
+  auto get16 = [&] { return get8() << 8 | get8(); };
+  auto marker = [&] {  // stbi__get_marker: 0xFF, fill bytes, then the code; else none
+    int x = in.get();
+    if (x != 0xFF) return x == EOF ? -1 : kNone;
+    while (x == 0xFF) x = in.get();
+    return x == EOF ? -1 : x;
+  };
+  std::string problem;
+  // stbi__process_marker for the segments that may come anywhere; false where stb fails.
+  auto process = [&](int m) {
+    if (m == 0xC4) {  // DHT: tables by content until the length is used up
+      long left = get16() - 2;
       while (left > 0) {
-        const int q = in.get();
-        if (q == EOF) return "";
-        if ((q >> 4) > 1 || (q & 15) > 3) break;
+        const int q = get8();
+        if ((q >> 4) > 1 || (q & 15) > 3) return false;
         long n = 0;
-        for (int i = 0; i < 16; ++i) {
-          const int k = in.get();
-          if (k != EOF) n += k;
+        for (int k = 0; k < 16; ++k) n += get8();
+        if (n > 256) {
+          problem = "a Huffman table declares " + std::to_string(n) + " codes (at most 256)";
+          return false;
         }
-        if (n > 256)
-          return "a Huffman table declares " + std::to_string(n) + " codes (at most 256)";
-        if (!in.skip(n)) return "";
+        for (long k = 0; k < n; ++k) get8();
         left -= 17 + n;
       }
-    } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
-      // Application and comment segments: stb skips these by their length, as we do.
-      if (left > 0 && !in.skip(left)) return "";
+      return left == 0;
     }
-    // Other segments (SOF, SOS, DQT, DRI, ...) stb reads by their content, which need not agree
-    // with their length, so their bytes are scanned for markers like entropy-coded data: any
-    // FF C4 that stb could take for a table is checked (found by fuzz_image).
-    c = in.get();
+    if (m == 0xDB) {  // DQT: tables by content
+      long left = get16() - 2;
+      while (left > 0) {
+        const int q = get8();
+        const int precision = q >> 4;
+        if (precision > 1 || (q & 15) > 3) return false;
+        for (int k = 0; k < (precision ? 128 : 64); ++k) get8();
+        left -= precision ? 129 : 65;
+      }
+      return left == 0;
+    }
+    if (m == 0xDD) {  // DRI
+      if (get16() != 4) return false;
+      get16();
+      return true;
+    }
+    if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {  // APPn, COM: skipped by length
+      const long len = get16();
+      if (len < 2) return false;
+      return in.skip(len - 2);
+    }
+    return false;  // stb: unknown marker
+  };
+  auto is_sof = [](int m) { return m == 0xC0 || m == 0xC1 || m == 0xC2; };
+
+  // Header: markers until the frame header, resynchronising byte by byte after a segment.
+  int m = marker();
+  while (!is_sof(m)) {
+    if (m < 0 || !process(m)) return problem;
+    m = marker();
+    while (m == kNone) m = marker();
   }
-  return "";
+  // Frame header: stb requires its length to match its content.
+  const long lf = get16();
+  if (lf < 2 || !in.skip(lf - 2)) return problem;
+  // Image: scans and segments until EOI; a missing marker ends stb's decode.
+  m = marker();
+  while (m >= 0 && m != 0xD9 && m != kNone) {
+    if (m == 0xDA) {  // SOS header, then entropy-coded data up to the next real marker
+      const long ls = get16();
+      if (ls < 2 || !in.skip(ls - 2)) return problem;
+      int c = in.get();
+      m = -1;
+      while (c != EOF) {
+        if (c != 0xFF) {
+          c = in.get();
+          continue;
+        }
+        int x = in.get();
+        while (x == 0xFF) x = in.get();
+        if (x == 0x00 || (x >= 0xD0 && x <= 0xD7)) {  // stuffed byte or restart marker
+          c = in.get();
+          continue;
+        }
+        m = x == EOF ? -1 : x;
+        break;
+      }
+      continue;
+    }
+    if (m == 0xDC) {  // DNL
+      get16();
+      get16();
+    } else if (!process(m)) {
+      return problem;
+    }
+    m = marker();
+  }
+  return problem;
 }
 
 }  // namespace
