@@ -95,7 +95,6 @@ class ByteReader {
 // no oversized table (it may still reject the file for other reasons).
 std::string walk_jpeg_tables(std::FILE* fp) {
   ByteReader in(fp);
-  if (in.get() != 0xFF || in.get() != 0xD8) return "";
   constexpr int kNone = 0x100;
   // stb reads zeros past the end of the file.
   auto get8 = [&] {
@@ -109,6 +108,8 @@ std::string walk_jpeg_tables(std::FILE* fp) {
     while (x == 0xFF) x = in.get();
     return x == EOF ? -1 : x;
   };
+  // stb takes fill bytes before SOI too ("FF FF D8" is a JPEG to it; fuzz_image).
+  if (marker() != 0xD8) return "";
   std::string problem;
   // stbi__process_marker for the segments that may come anywhere; false where stb fails.
   auto process = [&](int m) {
