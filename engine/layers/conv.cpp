@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "../gemm.h"
@@ -71,6 +73,17 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
                                                                      " larger than its padded input " +
                                                                      std::to_string(ctx.input.w) + "x" +
                                                                      std::to_string(ctx.input.h)));
+  // Darknet would try to allocate whatever the cfg asks; a layer of more than 2^31 weights (8 GB)
+  // is a typo or a hostile file, and its sizes would overflow the int arithmetic of the kernels.
+  // (In double: the product of four ints overflows even 64 bits.)
+  const double weights = double(ctx.input.c / l->groups) * l->size * l->size * l->filters;
+  if (weights > double(int64_t(1) << 31)) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", weights);
+    return LayerResult(ErrorKind::kCfg, layer_error(ctx, "conv", std::to_string(l->filters) + " filters of " +
+                                                                     std::to_string(l->size) + "x" + std::to_string(l->size) +
+                                                                     " need " + count + " weights, over the limit of 2^31 per layer"));
+  }
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));
 }
 
