@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include <random>
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,6 +103,23 @@ std::string generated_weights(const std::string& cfg_path, const std::string& ta
   if (::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == expect) return path;
   if (!generate_weights(*net, path, 1).ok()) return "";
   return path;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+void write_weights_file(const std::string& path, const std::vector<float>& params) {
+  std::ofstream w(path, std::ios::binary);
+  const int32_t head[3] = {0, 2, 0};
+  const uint64_t seen = 0;
+  w.write(reinterpret_cast<const char*>(head), sizeof head);
+  w.write(reinterpret_cast<const char*>(&seen), sizeof seen);
+  w.write(reinterpret_cast<const char*>(params.data()), std::streamsize(params.size() * sizeof(float)));
 }
 
 }  // namespace mdfi::test

@@ -2,6 +2,7 @@
 // running a command, temporary files, and comparing tensors.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ Result<Network> network_from_text(const std::string& cfg_text, const std::string
 
 // max|a-b| / max|b| (b = reference); 0 when both are all zero.
 double relative_error(const std::vector<float>& a, const std::vector<float>& b);
+
+// n floats uniform in [-1, 1) from mt19937(seed): the same values on every platform run.
+std::vector<float> random_floats(size_t n, uint32_t seed);
+
+// Writes a Darknet weights file (version 0.2.0, 64-bit seen = 0) holding `params`.
+void write_weights_file(const std::string& path, const std::vector<float>& params);
 
 // A deterministic weights file for a cfg, generated once per test run and cached.
 std::string generated_weights(const std::string& cfg_path, const std::string& tag);

@@ -17,18 +17,6 @@
 using namespace mdfi;
 using namespace mdfi::test;
 
-namespace {
-
-std::vector<float> random_vector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
-}  // namespace
-
 TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[layers]") {
   const char* names[] = {"generic", "avx2", "avx512", "neon"};
   struct Size {
@@ -41,8 +29,8 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
     if (!k) continue;
     ++tested;
     for (const Size& s : sizes) {
-      auto A = random_vector(size_t(s.M) * s.K, 1), B = random_vector(size_t(s.K) * s.N, 2);
-      auto bias = random_vector(size_t(s.M), 3);
+      auto A = random_floats(size_t(s.M) * s.K, 1), B = random_floats(size_t(s.K) * s.N, 2);
+      auto bias = random_floats(size_t(s.M), 3);
       std::vector<float> packed(kernels::packed_a_floats(s.M, s.K));
       for (int m = 0; m < s.M; m += kernels::kMR)
         kernels::pack_a_panel(std::min(kernels::kMR, s.M - m), s.K, A.data() + size_t(m) * s.K, s.K,
@@ -85,7 +73,7 @@ double fast_vs_reference(const std::string& cfg_text, const std::string& tag) {
     MemoryTracker mem;
     auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
     REQUIRE(in.ok());
-    auto r = random_vector(in->size(), 11);
+    auto r = random_floats(in->size(), 11);
     std::memcpy(in->data(), r.data(), in->bytes());
     RunHooks hooks;
     hooks.on_output = [&](const Layer& l, const float* o) {
@@ -172,7 +160,7 @@ TEST_CASE("Im2colB packs exactly the im2col matrix: strides, padding, narrow ima
   for (const Geo& g : geos) {
     const int oh = (g.h + 2 * g.p - g.k) / g.s + 1, ow = (g.w + 2 * g.p - g.k) / g.s + 1;
     const int K = g.c * g.k * g.k, N = oh * ow;
-    const auto im = random_vector(size_t(g.c) * g.h * g.w, 5);
+    const auto im = random_floats(size_t(g.c) * g.h * g.w, 5);
     // The naive im2col (Darknet's im2col_cpu semantics).
     std::vector<float> full(size_t(K) * N);
     for (int row = 0; row < K; ++row)
@@ -252,7 +240,7 @@ activation=linear
     MemoryTracker mem;
     auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
     REQUIRE(in.ok());
-    auto r = random_vector(in->size(), seed);
+    auto r = random_floats(in->size(), seed);
     std::memcpy(in->data(), r.data(), in->bytes());
     std::vector<std::vector<float>> outs;
     RunHooks hooks;

@@ -43,14 +43,7 @@ Outputs run_once(const std::string& tag, const std::string& cfg, const std::vect
   REQUIRE(net.ok());
   CHECK(net->warnings.empty());
   REQUIRE(net->param_floats() == params.size());
-  {
-    std::ofstream w(base + ".weights", std::ios::binary);
-    const int32_t head[3] = {0, 2, 0};
-    const uint64_t seen = 0;
-    w.write(reinterpret_cast<const char*>(head), sizeof head);
-    w.write(reinterpret_cast<const char*>(&seen), sizeof seen);
-    w.write(reinterpret_cast<const char*>(params.data()), std::streamsize(params.size() * sizeof(float)));
-  }
+  write_weights_file(base + ".weights", params);
   auto wf = WeightsFile::open(base + ".weights");
   REQUIRE(wf.ok());
   REQUIRE(wf->validate(*net).ok());

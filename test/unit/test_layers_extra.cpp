@@ -34,14 +34,7 @@ std::vector<std::vector<float>> run_tiny(const std::string& tag, const std::stri
   INFO((net.ok() ? std::string() : net.status().message()));
   REQUIRE(net.ok());
   REQUIRE(net->param_floats() == params.size());
-  {
-    std::ofstream w(dir + "/t.weights", std::ios::binary);
-    const int32_t head[3] = {0, 2, 0};
-    const uint64_t seen = 0;
-    w.write(reinterpret_cast<const char*>(head), sizeof head);
-    w.write(reinterpret_cast<const char*>(&seen), sizeof seen);
-    w.write(reinterpret_cast<const char*>(params.data()), std::streamsize(params.size() * sizeof(float)));
-  }
+  write_weights_file(dir + "/t.weights", params);
   auto wf = WeightsFile::open(dir + "/t.weights");
   REQUIRE(wf.ok());
   REQUIRE(wf->validate(*net).ok());

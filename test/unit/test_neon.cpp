@@ -21,18 +21,7 @@
 
 using namespace mdfi;
 using namespace mdfi::kernels;
-
-namespace {
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
-}  // namespace
+using namespace mdfi::test;
 
 TEST_CASE("an ARM build has the NEON micro-kernel and chooses it by default", "[layers]") {
 #if defined(__ARM_NEON) || defined(__aarch64__)
