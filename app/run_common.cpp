@@ -124,12 +124,15 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::st
   exec.prefetch = !args.no_prefetch && !(pm.resident && pm.resident->tracker().peak() > 0);
   exec.resident = pm.resident.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
+  const auto t_forward = std::chrono::steady_clock::now();
   auto out = pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks)
                        : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);
   if (!out.ok()) return out.status();
+  const auto t_end = std::chrono::steady_clock::now();
+  run.forward_ms = std::chrono::duration<double, std::milli>(t_end - t_forward).count();
   if (pm.device) run.device_mem = pm.device->device_memory();
   run.out = std::move(*out);
-  run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  run.ms = std::chrono::duration<double, std::milli>(t_end - t0).count();
   return run;
 }
 

@@ -61,7 +61,8 @@ struct ImageRun {
   RunOutput out;
   std::vector<LayerRunStats> stats;
   cl::DeviceMemStats device_mem;  // --backend opencl: device memory of this run
-  double ms = 0;
+  double ms = 0;          // the whole pipeline: decode, letterbox, network
+  double forward_ms = 0;  // the network alone (weights streamed in), as OpenCV's net.forward() is timed
 };
 
 // Decodes `path`, letterboxes it to the network size and runs the network.

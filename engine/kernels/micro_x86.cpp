@@ -1,6 +1,11 @@
 // AVX2+FMA (8x8) and AVX-512 (8x32) micro-kernels. Each function carries its own target
 // attribute, so the file builds with the default flags and the CPU is checked at run time.
 #if defined(__x86_64__) || defined(__i386__)
+// GCC 12's AVX-512 conversion intrinsics start from _mm256_undefined_*(), which -O2 reports as
+// maybe-uninitialized wherever they inline (GCC bug 105593, fixed in 13): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "microkernel.h"
@@ -14,8 +19,37 @@
 
 namespace mdfi::kernels {
 
-__attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float* a, const float* b, float* c,
-                                                            int ldc, int first) {
+// Bias and activation on finished rows, in registers. Leaky's .1 * x is a double product in
+// Darknet, so the negative lanes are widened to double, scaled and rounded back: bit-identical.
+__attribute__((target("avx2,fma"))) static inline __m256 finish_avx2(__m256 v, float bias, TileAct act) {
+  v = _mm256_add_ps(v, _mm256_set1_ps(bias));
+  const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
+  if (act == TileAct::kRelu) return _mm256_mul_ps(v, _mm256_and_ps(positive, _mm256_set1_ps(1.f)));
+  if (act != TileAct::kLeaky) return v;
+  const __m256d tenth = _mm256_set1_pd(.1);
+  const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), tenth));
+  const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), tenth));
+  return _mm256_blendv_ps(_mm256_set_m128(hi, lo), v, positive);
+}
+
+__attribute__((target("avx512f"))) static inline __m512 finish_avx512(__m512 v, float bias, TileAct act) {
+  v = _mm512_add_ps(v, _mm512_set1_ps(bias));
+  const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+  if (act == TileAct::kRelu) return _mm512_mul_ps(v, _mm512_maskz_mov_ps(positive, _mm512_set1_ps(1.f)));
+  if (act != TileAct::kLeaky) return v;
+  const __m512d tenth = _mm512_set1_pd(.1);
+  const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tenth));
+  const __m256 hi = _mm512_cvtpd_ps(
+      _mm512_mul_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tenth));
+  const __m512 scaled = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                                            _mm256_castps_pd(hi), 1));
+  return _mm512_mask_blend_ps(positive, scaled, v);
+}
+
+// kFinish: the last K block; bias (may be null) and act are applied before the store.
+template <bool kFinish>
+__attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float* a, const float* b, float* c, int ldc,
+                                                            int first, const float* bias, TileAct act) {
   __m256 acc[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = _mm256_setzero_ps();
   for (int k = 0; k < kc; ++k) {
@@ -26,12 +60,14 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float*
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     float* ci = c + i * ldc;
     if (!first) acc[i] = _mm256_add_ps(acc[i], _mm256_loadu_ps(ci));
+    if (kFinish) acc[i] = finish_avx2(acc[i], bias ? bias[i] : 0.f, act);
     _mm256_storeu_ps(ci, acc[i]);
   }
 }
 
-__attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float* a, const float* b, float* c,
-                                                              int ldc, int first) {
+template <bool kFinish>
+__attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float* a, const float* b, float* c, int ldc,
+                                                              int first, const float* bias, TileAct act) {
   __m512 lo[kMR], hi[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
   for (int k = 0; k < kc; ++k) {
@@ -50,13 +86,27 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float
       lo[i] = _mm512_add_ps(lo[i], _mm512_loadu_ps(ci));
       hi[i] = _mm512_add_ps(hi[i], _mm512_loadu_ps(ci + 16));
     }
+    if (kFinish) {
+      const float bi = bias ? bias[i] : 0.f;
+      lo[i] = finish_avx512(lo[i], bi, act);
+      hi[i] = finish_avx512(hi[i], bi, act);
+    }
     _mm512_storeu_ps(ci, lo[i]);
     _mm512_storeu_ps(ci + 16, hi[i]);
   }
 }
 
-KernelInfo micro_avx2() { return {"avx2", 8, &kernel_avx2}; }
-KernelInfo micro_avx512() { return {"avx512", 32, &kernel_avx512}; }
+__attribute__((target("avx2,fma"))) static void avx2_block(int kc, const float* a, const float* b, float* c, int ldc,
+                                                           int first) {
+  kernel_avx2<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
+}
+__attribute__((target("avx512f"))) static void avx512_block(int kc, const float* a, const float* b, float* c, int ldc,
+                                                             int first) {
+  kernel_avx512<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
+}
+
+KernelInfo micro_avx2() { return {"avx2", 8, &avx2_block, &kernel_avx2<true>}; }
+KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &kernel_avx512<true>}; }
 
 }  // namespace mdfi::kernels
 #endif

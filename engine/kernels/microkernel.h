@@ -11,10 +11,18 @@ constexpr int kMR = 8;  // rows per A panel, shared by every kernel so packed we
 // first != 0: C = A*B (C's old contents ignored); else C += A*B.
 using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int first);
 
+// What a finishing kernel does to the completed tile while it is still in registers: add
+// bias[row] (when bias is not null), then one of the activations below, with Darknet's exact
+// arithmetic (leaky: x > 0 ? x : float(.1 * double(x)); relu: x * (x > 0)).
+enum class TileAct { kLinear, kLeaky, kRelu };
+using FinishKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int first,
+                              const float* bias, TileAct act);
+
 struct KernelInfo {
   const char* name;
   int nr;  // columns per B panel
   MicroKernel fn;
+  FinishKernel finish = nullptr;  // the last K block with the epilogue fused; null: sgemm applies it after
 };
 
 KernelInfo micro_generic();

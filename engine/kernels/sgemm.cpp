@@ -160,6 +160,10 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const int panels = (N + nr - 1) / nr;
   const size_t slice = per_thread_floats(K, N, threads, nr);
   const int nc_max = block_cols(nr);
+  // The finishing kernel applies bias and activation in registers when it knows the activation.
+  const bool fused = kern.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
+  const TileAct tile_act = act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu
+                                                                                                   : TileAct::kLinear;
 #pragma omp parallel num_threads(threads)
   {
 #if defined(_OPENMP)
@@ -171,30 +175,38 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
     const int c_begin = std::min(N, tid * per * nr), c_end = std::min(N, (tid + 1) * per * nr);
     float* ws = workspace + slice * size_t(tid);
     float edge[kMR * 64];  // partial tiles are computed here, then the valid part is copied
+    float edge_bias[kMR];  // bias of a partial row panel, zero past M
     for (int n0 = c_begin; n0 < c_end; n0 += nc_max) {
       const int nc = std::min(nc_max, c_end - n0);
       const int n_panels = (nc + nr - 1) / nr;
       for (int k0 = 0; k0 < K; k0 += kKC) {
         const int kc = std::min(kKC, K - k0);
         const bool first = k0 == 0, last = k0 + kc == K;
+        const bool finish_here = last && fused;
         for (int p = 0; p < n_panels; ++p)
           b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
         for (int mp = 0; mp < m_panels; ++mp) {
           const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
           const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
+          const float* tile_bias = bias ? bias + m0 : nullptr;
+          if (bias && rows < kMR) {
+            for (int i = 0; i < kMR; ++i) edge_bias[i] = i < rows ? bias[m0 + i] : 0.f;
+            tile_bias = edge_bias;
+          }
           for (int np = 0; np < n_panels; ++np) {
             const int c0 = n0 + np * nr, cols = std::min(nr, c_end - c0);  // never past this thread's range
             const float* bp = ws + size_t(np) * nr * kc;
             float* c = C + size_t(m0) * ldc + c0;
-            if (rows == kMR && cols == nr) {
-              kern.fn(kc, a, bp, c, ldc, first);
-            } else {
-              if (!first)
-                for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
-              kern.fn(kc, a, bp, edge, nr, first);
+            const bool whole = rows == kMR && cols == nr;
+            float* dst = whole ? c : edge;
+            const int ldd = whole ? ldc : nr;
+            if (!whole && !first)
+              for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
+            if (finish_here) kern.finish(kc, a, bp, dst, ldd, first, tile_bias, tile_act);
+            else kern.fn(kc, a, bp, dst, ldd, first);
+            if (!whole)
               for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));
-            }
-            if (last) {
+            if (last && !fused) {
               for (int i = 0; i < rows; ++i) {
                 float* ci = c + size_t(i) * ldc;
                 if (bias) {

@@ -56,6 +56,38 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
   CHECK(tested >= 1);
 }
 
+TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to the separate pass", "[layers]") {
+  // Same GEMM through each kernel twice: with its finishing variant (bias and activation in
+  // registers) and with it switched off (sgemm adds the bias and calls activate_array).
+  int tested = 0;
+  for (const char* name : {"avx2", "avx512", "neon", "generic"}) {
+    const kernels::KernelInfo* k = kernels::find_kernel(name);
+    if (!k || !k->finish) continue;
+    ++tested;
+    kernels::KernelInfo unfused = *k;
+    unfused.finish = nullptr;
+    for (Activation act : {Activation::kLeaky, Activation::kRelu, Activation::kLinear})
+      for (int M : {8, 13}) {
+        const int N = 77, K = 300;
+        auto A = random_floats(size_t(M) * K, 4), B = random_floats(size_t(K) * N, 5), bias = random_floats(size_t(M), 6);
+        std::vector<float> packed(kernels::packed_a_floats(M, K));
+        for (int m = 0; m < M; m += kernels::kMR)
+          kernels::pack_a_panel(std::min(kernels::kMR, M - m), K, A.data() + size_t(m) * K, K, packed.data() + size_t(m) * K);
+        std::vector<float> ws(size_t(kernels::kKC) * (kernels::kNC + 64) * 2);
+        std::vector<float> fused(size_t(M) * N), separate(size_t(M) * N);
+        for (const float* bp : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
+          kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), fused.data(), N, bp, act, 2,
+                                ws.data(), k);
+          kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), separate.data(), N, bp, act, 2,
+                                ws.data(), &unfused);
+          INFO(name << " " << to_string(act) << " M=" << M << (bp ? " with bias" : " no bias"));
+          CHECK(std::memcmp(fused.data(), separate.data(), fused.size() * sizeof(float)) == 0);
+        }
+      }
+  }
+  if (tested == 0) WARN("no finishing kernel on this CPU: nothing to compare");
+}
+
 namespace {
 
 // Runs one cfg on a random input with both paths and returns the worst relative error per layer.
