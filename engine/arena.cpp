@@ -111,6 +111,25 @@ void* Arena::allocate(size_t bytes, bool activation) {
   return p;
 }
 
+Arena::Move Arena::shrink_to_split() {
+  const size_t split = (layout_.split + 63) / 64 * 64;
+  if (!base_ || split == 0 || split >= capacity_) return {};
+  for (const auto& kv : used_)
+    if (kv.first + kv.second > split) return {};
+  const Move move{base_, split, 0};
+  const uintptr_t old_address = reinterpret_cast<uintptr_t>(base_);  // compared as a number once freed
+  char* moved = static_cast<char*>(std::realloc(base_, split));
+  if (!moved) return {};  // the old block stays valid and held
+  base_ = moved;
+  capacity_ = split;
+  free_.erase(free_.lower_bound(split), free_.end());
+  if (!free_.empty()) {  // a free range reaching past split ends there now
+    auto last = std::prev(free_.end());
+    if (last->first + last->second > split) last->second = split - last->first;
+  }
+  return {move.from, move.bytes, std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address)};
+}
+
 void Arena::release(void* p) {
   if (!p) return;
   char* c = static_cast<char*>(p);

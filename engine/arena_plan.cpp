@@ -17,7 +17,7 @@ struct Block {
 
 }  // namespace
 
-ArenaLayout plan_arena(const Plan& plan) {
+ArenaLayout plan_arena(const Plan& plan, bool outputs_first) {
   const int n = int(plan.layers.size());
   ArenaLayout out;
   out.output_offset.assign(size_t(n), ArenaLayout::kNone);
@@ -32,10 +32,15 @@ ArenaLayout plan_arena(const Plan& plan) {
     out.transient_bytes[size_t(i)] = arena_transient_bytes(lp.weight_bytes + lp.workspace_bytes);
     if (out.transient_bytes[size_t(i)]) blocks.push_back({out.transient_bytes[size_t(i)], i, i, &out.transient_offset[size_t(i)]});
   }
-  // Largest first; ties by earlier start so the layout does not depend on sort stability.
-  std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) {
+  // Largest first (the kept outputs before everything else under outputs_first); ties by earlier
+  // start so the layout does not depend on sort stability.
+  auto kept = [&](const Block& b) { return outputs_first && b.last >= n; };
+  std::sort(blocks.begin(), blocks.end(), [&](const Block& a, const Block& b) {
+    if (kept(a) != kept(b)) return kept(a);
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
   });
+  for (const Block& b : blocks)
+    if (kept(b)) out.split += b.bytes;  // they all live at the end, so they sit side by side below split
   std::vector<const Block*> placed, overlapping;
   for (Block& b : blocks) {
     overlapping.clear();

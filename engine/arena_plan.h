@@ -21,6 +21,11 @@ namespace mdfi {
 size_t arena_block_bytes(size_t bytes);
 size_t arena_transient_bytes(size_t bytes);
 
-ArenaLayout plan_arena(const Plan& plan);
+// outputs_first: the buffers kept to the end of the run (the network's outputs) are placed
+// first, so they take the lowest offsets, [0, layout.split); other buffers may use that range
+// before the outputs exist. Once the network has run, Arena::shrink_to_split() gives back
+// everything above it and post-processing starts from the outputs alone. Used for single
+// images, whose heap then never exceeds the plan's peak.
+ArenaLayout plan_arena(const Plan& plan, bool outputs_first = false);
 
 }  // namespace mdfi

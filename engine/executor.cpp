@@ -26,6 +26,15 @@ const float* RunOutput::output_of(const Network& net, int layer) const {
   return it == kept.end() ? nullptr : it->second.data();
 }
 
+void RunOutput::relocate(const Arena::Move& move) {
+  if (move.by == 0) return;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(move.from), hi = lo + move.bytes;
+  for (auto& kv : kept) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(kv.second.data());
+    if (p >= lo && p < hi) kv.second.moved_by(move.by);
+  }
+}
+
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
                               MemoryTracker& mem, const RunHooks& hooks, const ExecOptions& exec) {
   const int n = int(net.layers.size());

@@ -35,6 +35,8 @@ struct RunOutput {
   std::map<int, Buffer> kept;  // layer index -> output buffer, for heads and the final layer
   // The output of `layer` (following aliases), or nullptr when it was not kept.
   const float* output_of(const Network& net, int layer) const;
+  // Re-points the kept buffers that lay in the arena block Arena::shrink_to_split() moved.
+  void relocate(const Arena::Move& move);
 };
 
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,

@@ -92,6 +92,8 @@ class Buffer {
   size_t bytes() const { return floats_ * sizeof(float); }
   bool empty() const { return data_ == nullptr; }
   void reset();
+  // The block holding this buffer was moved by `by` bytes (Arena::shrink_to_split's realloc).
+  void moved_by(std::ptrdiff_t by) { data_ = reinterpret_cast<float*>(reinterpret_cast<char*>(data_) + by); }
 
  private:
   float* data_ = nullptr;
