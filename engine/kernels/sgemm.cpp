@@ -5,6 +5,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -44,9 +48,57 @@ const KernelInfo& active_kernel() {
 
 size_t packed_a_floats(int M, int K) { return size_t((M + kMR - 1) / kMR) * kMR * size_t(K); }
 
-void pack_a_panel(int rows, int K, const float* A, int lda, float* panel) {
-  for (int k = 0; k < K; ++k)
-    for (int i = 0; i < kMR; ++i) panel[size_t(k) * kMR + i] = i < rows ? A[size_t(i) * lda + k] : 0.f;
+#if defined(__x86_64__) || defined(__i386__)
+// Whole panels, eight k at a time: eight row vectors (scaled), an 8x8 transpose, eight stores.
+__attribute__((target("avx2"))) static int pack_a_full_avx2(int K, const float* A, int lda, const float* scale,
+                                                            float* panel) {
+  __m256 f[kMR];
+  for (int i = 0; i < kMR; ++i) f[i] = _mm256_set1_ps(scale ? scale[i] : 1.f);
+  int k = 0;
+  for (; k + 8 <= K; k += 8) {
+    __m256 r[kMR];
+    for (int i = 0; i < kMR; ++i) {
+      r[i] = _mm256_loadu_ps(A + size_t(i) * lda + k);
+      if (scale) r[i] = _mm256_mul_ps(r[i], f[i]);
+    }
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    float* d = panel + size_t(k) * kMR;
+    _mm256_storeu_ps(d + 0 * kMR, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + 1 * kMR, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * kMR, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * kMR, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * kMR, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * kMR, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * kMR, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * kMR, _mm256_permute2f128_ps(u3, u7, 0x31));
+  }
+  return k;
+}
+
+static bool have_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return yes;
+}
+#endif
+
+void pack_a_panel(int rows, int K, const float* A, int lda, float* panel, const float* scale) {
+  int k = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  if (rows == kMR && have_avx2()) k = pack_a_full_avx2(K, A, lda, scale, panel);
+#endif
+  for (; k < K; ++k)
+    for (int i = 0; i < kMR; ++i)
+      panel[size_t(k) * kMR + i] = i < rows ? (scale ? A[size_t(i) * lda + k] * scale[i] : A[size_t(i) * lda + k]) : 0.f;
 }
 
 void MatrixB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {

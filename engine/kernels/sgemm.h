@@ -22,8 +22,10 @@ const KernelInfo& active_kernel();
 const KernelInfo* find_kernel(const char* name);
 
 size_t packed_a_floats(int M, int K);
-// Packs `rows` (<= kMR) rows of A (row stride lda) into one panel; missing rows are zero.
-void pack_a_panel(int rows, int K, const float* A, int lda, float* panel);
+// Packs `rows` (<= kMR) rows of A (row stride lda) into one panel; missing rows are zero. With
+// `scale`, row i is multiplied by scale[i] on the way (batch-norm folding: the same float product
+// as scaling the row first).
+void pack_a_panel(int rows, int K, const float* A, int lda, float* panel, const float* scale = nullptr);
 
 // Fills a packed B block: rows [k0, k0+kc), columns [n0, n0+nc), as NR-wide panels, each kc x nr,
 // zero beyond column N.

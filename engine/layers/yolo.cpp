@@ -1,6 +1,8 @@
 #include "yolo.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "../activation.h"
 
@@ -77,14 +79,32 @@ Status YoloLayer::forward(LayerIO& io) const {
   const size_t hw = size_t(out.h) * out.w;
   // AlexeyAB's scal_add_cpu: x*scale + bias in float, with the bias rounded from double.
   const float bias = float(-0.5 * (double(scale_x_y) - 1));
+  // Per anchor: x, y (2*hw values) and objectness + classes ((1+classes)*hw) go through the
+  // logistic. Each value is independent, so threads take fixed-size chunks of those ranges
+  // (Darknet's double-precision exp per value stays as it is: 170,000 of them at 26x26).
+  struct Range {
+    float* at;
+    size_t n;
+    bool shift;  // the x, y range, which scale_x_y then shifts
+  };
+  std::vector<Range> ranges;
   for (int a = 0; a < n(); ++a) {
     float* base = io.output + size_t(a) * hw * (classes + 5);
-    if (!new_coords) {
-      activate_array(base, 2 * hw, Activation::kLogistic);                               // x, y
-      activate_array(base + 4 * hw, (1 + size_t(classes)) * hw, Activation::kLogistic);  // objectness, classes
-    }
-    if (scale_x_y != 1 || new_coords)
-      for (size_t i = 0; i < 2 * hw; ++i) base[i] = base[i] * scale_x_y + bias;
+    ranges.push_back({base, 2 * hw, true});
+    ranges.push_back({base + 4 * hw, (1 + size_t(classes)) * hw, false});
+  }
+  constexpr size_t kChunk = 4096;
+  std::vector<Range> chunks;
+  for (const Range& r : ranges)
+    for (size_t i = 0; i < r.n; i += kChunk) chunks.push_back({r.at + i, std::min(kChunk, r.n - i), r.shift});
+  const int threads = io.fast() ? std::max(1, io.exec->threads) : 1;
+  const bool shift = scale_x_y != 1 || new_coords;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const Range& r = chunks[c];
+    if (!new_coords) activate_array(r.at, r.n, Activation::kLogistic);
+    if (shift && r.shift)
+      for (size_t i = 0; i < r.n; ++i) r.at[i] = r.at[i] * scale_x_y + bias;
   }
   return Status::Ok();
 }

@@ -56,6 +56,24 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
   CHECK(tested >= 1);
 }
 
+TEST_CASE("weight panels pack exactly, with and without the batch-norm scale", "[layers]") {
+  for (int K : {1, 7, 8, 9, 64, 300})
+    for (int rows : {kernels::kMR, 5})
+      for (bool scaled : {false, true}) {
+        const int lda = K + 3;
+        auto A = random_floats(size_t(kernels::kMR) * lda, 11), scale = random_floats(size_t(kernels::kMR), 12);
+        std::vector<float> panel(size_t(kernels::kMR) * K, 99.f);
+        kernels::pack_a_panel(rows, K, A.data(), lda, panel.data(), scaled ? scale.data() : nullptr);
+        INFO("K=" << K << " rows=" << rows << (scaled ? " scaled" : ""));
+        for (int k = 0; k < K; ++k)
+          for (int i = 0; i < kernels::kMR; ++i) {
+            const float a = A[size_t(i) * lda + k];
+            const float want = i >= rows ? 0.f : scaled ? a * scale[size_t(i)] : a;
+            REQUIRE(panel[size_t(k) * kernels::kMR + i] == want);
+          }
+      }
+}
+
 TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to the separate pass", "[layers]") {
   // Same GEMM through each kernel twice: with its finishing variant (bias and activation in
   // registers) and with it switched off (sgemm adds the bias and calls activate_array).
