@@ -1,8 +1,10 @@
 // CPU SGEMM micro-benchmark on YOLOv3's conv GEMM shapes (M=filters, N=out_h*out_w, K=c*k*k):
 // GFLOP/s of mdfi's packed kernel, per micro-kernel, single call timing with CPU time and wall time.
 // Build: part of the bench targets (cmake --build build --target mdfi_sgemm_bench).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <vector>
 

@@ -4,6 +4,8 @@
 #include <cfloat>
 #include <cstdio>
 
+#include "../kernels/maxpool2x2.h"
+
 namespace mdfi {
 
 LayerResult MaxPoolLayer::create(const SectionReader& r, const BuildContext& ctx) {
@@ -64,6 +66,7 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   // Channels are independent, so threads split them. Windows wholly inside the input skip the
   // bounds checks; the comparisons and their order are the same either way (NaN never wins,
   // the first of equal values stays), so both paths give Darknet's result.
+  const bool pool2x2 = size == 2 && stride == 2 && io.fast();
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int k = 0; k < out.c; ++k) {
     const float* plane = x + size_t(k) * in.h * in.w;
@@ -71,7 +74,18 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
       const int y0 = off + i * stride;
       const bool rows_inside = y0 >= 0 && y0 + size <= in.h;
       float* dst = io.output + (size_t(k) * out.h + i) * out.w;
+      // 2x2 stride 2: the windows wholly inside the row, [j0, j1), go through the vector kernel.
+      int j0 = out.w, j1 = out.w;
+      if (pool2x2 && rows_inside) {
+        j0 = std::min(out.w, off < 0 ? (-off + 1) / 2 : 0);
+        const int last = in.w - off - 2;  // 2*j may go up to this
+        j1 = last < 0 ? j0 : std::max(j0, std::min(out.w, last / 2 + 1));
+        kernels::max2x2_row(plane + size_t(y0) * in.w + off + 2 * j0, plane + size_t(y0 + 1) * in.w + off + 2 * j0,
+                            dst + j0, j1 - j0);
+      }
       for (int j = 0; j < out.w; ++j) {
+        if (j == j0) j = j1;
+        if (j >= out.w) break;
         const int x0 = off + j * stride;
         float best = -FLT_MAX;
         if (rows_inside && x0 >= 0 && x0 + size <= in.w) {

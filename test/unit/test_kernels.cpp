@@ -143,6 +143,32 @@ double fast_vs_reference(const std::string& cfg_text, const std::string& tag) {
 
 }  // namespace
 
+TEST_CASE("fast 2x2 max pool equals the reference: odd widths, padding before and after, wider windows", "[layers]") {
+  const std::string cfg = R"([net]
+width=67
+height=21
+channels=3
+[maxpool]
+size=2
+stride=2
+[maxpool]
+size=2
+stride=2
+padding=2
+[maxpool]
+size=2
+stride=2
+padding=0
+[maxpool]
+size=3
+stride=2
+[maxpool]
+size=2
+stride=1
+)";
+  CHECK(fast_vs_reference(cfg, "kernels_maxpool") == 0);
+}
+
 TEST_CASE("fast conv path equals the reference: 3x3, strided, 1x1, grouped, depthwise, odd sizes", "[layers]") {
   const std::string cfg = R"([net]
 width=37
