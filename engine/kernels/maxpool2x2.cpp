@@ -2,6 +2,8 @@
 
 #include <cfloat>
 
+#include "cpu_features.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(): a maybe-uninitialized false
 // positive wherever they inline (GCC bug 105593), as in micro_x86.cpp.
@@ -35,19 +37,12 @@ __attribute__((target("avx512f"))) static int max2x2_avx512(const float* r0, con
   return j;
 }
 
-static bool have_avx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-}
 #endif
 
 void max2x2_row(const float* r0, const float* r1, float* dst, int n) {
   int j = 0;
 #if defined(__x86_64__) || defined(__i386__)
-  if (have_avx512()) j = max2x2_avx512(r0, r1, dst, n);
+  if (cpu_has_avx512f()) j = max2x2_avx512(r0, r1, dst, n);
 #endif
   for (; j < n; ++j) {
     float best = take_greater(r0[2 * j], -FLT_MAX);

@@ -1,5 +1,7 @@
 #include "sgemm.h"
 
+#include "cpu_features.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -18,9 +20,8 @@ namespace mdfi::kernels {
 static std::vector<KernelInfo> available_kernels() {
   std::vector<KernelInfo> v;
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) v.push_back(micro_avx512());
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) v.push_back(micro_avx2());
+  if (cpu_has_avx512f()) v.push_back(micro_avx512());
+  if (cpu_has_avx2_fma()) v.push_back(micro_avx2());
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
   v.push_back(micro_neon());
@@ -82,19 +83,12 @@ __attribute__((target("avx2"))) static int pack_a_full_avx2(int K, const float* 
   return k;
 }
 
-static bool have_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return yes;
-}
 #endif
 
 void pack_a_panel(int rows, int K, const float* A, int lda, float* panel, const float* scale) {
   int k = 0;
 #if defined(__x86_64__) || defined(__i386__)
-  if (rows == kMR && have_avx2()) k = pack_a_full_avx2(K, A, lda, scale, panel);
+  if (rows == kMR && cpu_has_avx2_fma()) k = pack_a_full_avx2(K, A, lda, scale, panel);
 #endif
   for (; k < K; ++k)
     for (int i = 0; i < kMR; ++i)

@@ -82,28 +82,28 @@ Status YoloLayer::forward(LayerIO& io) const {
   // Per anchor: x, y (2*hw values) and objectness + classes ((1+classes)*hw) go through the
   // logistic. Each value is independent, so threads take fixed-size chunks of those ranges
   // (Darknet's double-precision exp per value stays as it is: 170,000 of them at 26x26).
-  struct Range {
+  struct Chunk {
     float* at;
     size_t n;
-    bool shift;  // the x, y range, which scale_x_y then shifts
+    bool xy;  // part of the x, y range, which scale_x_y then shifts
   };
-  std::vector<Range> ranges;
+  constexpr size_t kChunk = 4096;
+  std::vector<Chunk> chunks;
+  auto split = [&](float* at, size_t count, bool xy) {
+    for (size_t i = 0; i < count; i += kChunk) chunks.push_back({at + i, std::min(kChunk, count - i), xy});
+  };
   for (int a = 0; a < n(); ++a) {
     float* base = io.output + size_t(a) * hw * (classes + 5);
-    ranges.push_back({base, 2 * hw, true});
-    ranges.push_back({base + 4 * hw, (1 + size_t(classes)) * hw, false});
+    split(base, 2 * hw, true);
+    split(base + 4 * hw, (1 + size_t(classes)) * hw, false);
   }
-  constexpr size_t kChunk = 4096;
-  std::vector<Range> chunks;
-  for (const Range& r : ranges)
-    for (size_t i = 0; i < r.n; i += kChunk) chunks.push_back({r.at + i, std::min(kChunk, r.n - i), r.shift});
   const int threads = io.fast() ? std::max(1, io.exec->threads) : 1;
   const bool shift = scale_x_y != 1 || new_coords;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t c = 0; c < chunks.size(); ++c) {
-    const Range& r = chunks[c];
+    const Chunk& r = chunks[c];
     if (!new_coords) activate_array(r.at, r.n, Activation::kLogistic);
-    if (shift && r.shift)
+    if (shift && r.xy)
       for (size_t i = 0; i < r.n; ++i) r.at[i] = r.at[i] * scale_x_y + bias;
   }
   return Status::Ok();

@@ -73,19 +73,23 @@ TEST_CASE("the arena layout keeps coexisting buffers apart and stays near the pe
   }
 }
 
-TEST_CASE("a run from the arena equals a run from the system allocator and the second allocates nothing new",
-          "[memory]") {
-  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
-  auto net = load_network_cfg(cfg, BuildOptions{});
-  REQUIRE(net.ok());
-  const Plan plan = make_plan(*net);
-  const std::string weights = generated_weights(cfg, "arena-yolov3-tiny");
-  std::vector<float> input(net->input_shape().count());
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> d(0.f, 1.f);
-  for (float& x : input) x = d(rng);
+namespace {
 
-  auto run = [&](Arena* arena) {
+// yolov3-tiny on generated weights, run from an arena (or the system allocator when null); the
+// kept outputs are copied out. With `shrink`, the arena is shrunk to the outputs after the run as
+// `mdfi detect` does for one image, and its size then goes to *held_after.
+struct TinyRun {
+  std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  Result<Network> net = load_network_cfg(cfg, BuildOptions{});
+  Plan plan;
+  std::string weights;
+  TinyRun() {
+    REQUIRE(net.ok());
+    plan = make_plan(*net);
+    weights = generated_weights(cfg, "arena-yolov3-tiny");
+  }
+  std::vector<std::vector<float>> run(const std::vector<float>& input, Arena* arena, bool shrink = false,
+                                      size_t* held_after = nullptr) {
     auto wf = WeightsFile::open(weights);
     REQUIRE(wf.ok());
     MemoryTracker mem;
@@ -97,16 +101,32 @@ TEST_CASE("a run from the arena equals a run from the system allocator and the s
     exec.threads = 2;
     auto out = run_network(*net, plan, *wf, std::move(*in), mem, RunHooks{}, exec);
     REQUIRE(out.ok());
+    if (arena && shrink) {
+      out->relocate(arena->shrink_to_split());
+      *held_after = arena->capacity();
+    }
     std::vector<std::vector<float>> kept;
     for (auto& kv : out->kept) kept.emplace_back(kv.second.data(), kv.second.data() + kv.second.size());
-    return kept;
-  };
-  const auto plain = run(nullptr);
-  Arena arena(plan_arena(plan));
-  const auto first = run(&arena);
+    return kept;  // the buffers go back to the arena (or the system) here
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a run from the arena equals a run from the system allocator and the second allocates nothing new",
+          "[memory]") {
+  TinyRun t;
+  std::vector<float> input(t.net->input_shape().count());
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> d(0.f, 1.f);
+  for (float& x : input) x = d(rng);
+
+  const auto plain = t.run(input, nullptr);
+  Arena arena(plan_arena(t.plan));
+  const auto first = t.run(input, &arena);
   CHECK(arena.outside() == 0);
   CHECK(arena.as_planned() == arena.in_arena());
-  const auto second = run(&arena);
+  const auto second = t.run(input, &arena);
   CHECK(arena.outside() == 0);
   CHECK(arena.held_peak() == arena.capacity());
   REQUIRE(first.size() == plain.size());
@@ -120,37 +140,13 @@ TEST_CASE("a single image's arena shrinks to its outputs after the run, and the 
   // What `mdfi detect` does for one image: outputs planned at the low end, the rest given back
   // before post-processing. realloc may move the block (sanitizer builds always do): the kept
   // buffers follow it.
-  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
-  auto net = load_network_cfg(cfg, BuildOptions{});
-  REQUIRE(net.ok());
-  const Plan plan = make_plan(*net);
-  const std::string weights = generated_weights(cfg, "arena-yolov3-tiny");
-  std::vector<float> input(net->input_shape().count(), 0.5f);
-  auto run = [&](Arena* arena, size_t* held_after) {
-    auto wf = WeightsFile::open(weights);
-    REQUIRE(wf.ok());
-    MemoryTracker mem;
-    if (arena) mem.use_arena(arena);
-    auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
-    REQUIRE(in.ok());
-    std::memcpy(in->data(), input.data(), in->bytes());
-    ExecOptions exec;
-    exec.threads = 2;
-    auto out = run_network(*net, plan, *wf, std::move(*in), mem, RunHooks{}, exec);
-    REQUIRE(out.ok());
-    if (arena) {
-      out->relocate(arena->shrink_to_split());
-      *held_after = arena->capacity();
-    }
-    std::vector<std::vector<float>> kept;
-    for (auto& kv : out->kept) kept.emplace_back(kv.second.data(), kv.second.data() + kv.second.size());
-    return kept;  // the buffers go back to the shrunk arena here
-  };
-  size_t unused = 0, held_after = 0;
-  const auto plain = run(nullptr, &unused);
-  const ArenaLayout layout = plan_arena(plan, true);
+  TinyRun t;
+  const std::vector<float> input(t.net->input_shape().count(), 0.5f);
+  size_t held_after = 0;
+  const auto plain = t.run(input, nullptr);
+  const ArenaLayout layout = plan_arena(t.plan, true);
   Arena arena(layout);
-  const auto shrunk = run(&arena, &held_after);
+  const auto shrunk = t.run(input, &arena, true, &held_after);
   CHECK(arena.outside() == 0);
   CHECK(arena.held_peak() == layout.size);
   CHECK(held_after == (layout.split + 63) / 64 * 64);
