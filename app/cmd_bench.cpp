@@ -17,7 +17,7 @@ namespace {
 
 struct BenchArgs {
   RunArgs run;
-  std::string image = "/usr/share/darknet/data/dog.jpg";
+  std::string image;  // no default: mdfi ships no pictures and reads nothing of a Darknet install
   int warmup = 1;
   int repeat = 5;
   std::string format = "md";
@@ -35,7 +35,7 @@ Action add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "time a network: warm-up, repeats, min/median/max, per-layer table");
   add_model_options(*cmd, a->run.model, "yolov3", true);
-  cmd->add_option("image", a->image, "image to run")->capture_default_str();
+  cmd->add_option("image", a->image, "image to run (required; any photo, e.g. a camera frame)");
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
   cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--format,-f", a->format, "md, csv or json")
@@ -49,6 +49,7 @@ Action add_bench_command(CLI::App& app) {
   cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
   return [a]() {
+    if (a->image.empty()) return report(Status(ErrorKind::kUsage, "bench needs an IMAGE to run, e.g. 'mdfi bench --net yolov3-tiny dog.jpg'"));
     a->run.images = {a->image};
     auto pm = prepare_model(a->run, "yolov3");
     if (!pm.ok()) return report(pm.status());

@@ -1,23 +1,18 @@
 #include "named_nets.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
-
-#ifndef MDFI_SOURCE_DIR
-#define MDFI_SOURCE_DIR ""
-#endif
-#ifndef MDFI_INSTALL_DATADIR
-#define MDFI_INSTALL_DATADIR ""
-#endif
 
 namespace mdfi::app {
 
-// SHA-256 of the official files: pjreddie.com publishes none. The two values below are the ones
-// recorded independently by several public download manifests (checked while writing this); the
-// others are left empty and reported as "unknown" rather than guessed.
+// SHA-256 of the official files: pjreddie.com, AlexeyAB's releases and the Yolo-Fastest and
+// MobileNetV2-YOLOv3 repositories publish none. The two pjreddie values below are the ones
+// recorded independently by several public download manifests (checked when they were added);
+// the others stay empty and are reported as "unknown" rather than computed here and passed off
+// as published. scripts/get-weights.sh checks every download's size against the cfg instead.
+// The Yolo-Fastest and MobileNetV2 files live in their git repositories, so the URLs pin the
+// commit the cfgs here were checked against.
 const std::vector<NamedNet>& named_nets() {
   static const std::vector<NamedNet> nets = {
       {"yolov3", "yolov3.cfg", "coco.names", "detect", "yolov3.weights", "https://pjreddie.com/media/files/yolov3.weights",
@@ -25,16 +20,35 @@ const std::vector<NamedNet>& named_nets() {
       {"yolov3-tiny", "yolov3-tiny.cfg", "coco.names", "detect", "yolov3-tiny.weights",
        "https://pjreddie.com/media/files/yolov3-tiny.weights",
        "dccea06f59b781ec1234ddf8d1e94b9519a97f4245748a7d4db75d5b7080a42c"},
-      {"alexnet", "alexnet.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify", "alexnet.weights",
+      {"yolov4-tiny", "yolov4-tiny.cfg", "coco.names", "detect", "yolov4-tiny.weights",
+       "https://github.com/AlexeyAB/darknet/releases/download/darknet_yolo_v4_pre/yolov4-tiny.weights", ""},
+      {"yolov7-tiny", "yolov7-tiny.cfg", "coco.names", "detect", "yolov7-tiny.weights",
+       "https://github.com/AlexeyAB/darknet/releases/download/yolov4/yolov7-tiny.weights", ""},
+      {"yolov4", "yolov4.cfg", "coco.names", "detect", "yolov4.weights",
+       "https://github.com/AlexeyAB/darknet/releases/download/darknet_yolo_v3_optimal/yolov4.weights", ""},
+      {"yolo-fastest-1.1", "yolo-fastest-1.1.cfg", "coco.names", "detect", "yolo-fastest-1.1.weights",
+       "https://raw.githubusercontent.com/dog-qiuqiu/Yolo-Fastest/96a2900d163196c396e73f3fdab04ca4dd9a2f70/ModelZoo/"
+       "yolo-fastest-1.1_coco/yolo-fastest-1.1.weights",
+       ""},
+      {"yolo-fastest-1.1-xl", "yolo-fastest-1.1-xl.cfg", "coco.names", "detect", "yolo-fastest-1.1-xl.weights",
+       "https://raw.githubusercontent.com/dog-qiuqiu/Yolo-Fastest/96a2900d163196c396e73f3fdab04ca4dd9a2f70/ModelZoo/"
+       "yolo-fastest-1.1_coco/yolo-fastest-1.1-xl.weights",
+       ""},
+      {"mobilenetv2-yolov3-nano", "mobilenetv2-yolov3-nano.cfg", "coco.names", "detect",
+       "MobileNetV2-YOLOv3-Nano-coco.weights",
+       "https://raw.githubusercontent.com/dog-qiuqiu/MobileNetv2-YOLOV3/86c05bfc4e508d54a459a469faecc35a113454c1/"
+       "MobileNetV2-YOLOv3-Nano/COCO/MobileNetV2-YOLOv3-Nano-coco.weights",
+       ""},
+      {"alexnet", "alexnet.cfg", "imagenet1k.shortnames.list", "classify", "alexnet.weights",
        "https://pjreddie.com/media/files/alexnet.weights", ""},
-      {"tiny", "tiny.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify", "tiny.weights",
+      {"tiny", "tiny.cfg", "imagenet1k.shortnames.list", "classify", "tiny.weights",
        "https://pjreddie.com/media/files/tiny.weights", ""},
-      {"darknet19", "darknet19.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "darknet19.weights", "https://pjreddie.com/media/files/darknet19.weights", ""},
-      {"darknet53", "darknet53.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "darknet53.weights", "https://pjreddie.com/media/files/darknet53.weights", ""},
-      {"resnet50", "resnet50.cfg", "/usr/share/darknet/data/imagenet.shortnames.list", "classify",
-       "resnet50.weights", "https://pjreddie.com/media/files/resnet50.weights", ""},
+      {"darknet19", "darknet19.cfg", "imagenet1k.shortnames.list", "classify", "darknet19.weights",
+       "https://pjreddie.com/media/files/darknet19.weights", ""},
+      {"darknet53", "darknet53.cfg", "imagenet1k.shortnames.list", "classify", "darknet53.weights",
+       "https://pjreddie.com/media/files/darknet53.weights", ""},
+      {"resnet50", "resnet50.cfg", "imagenet1k.shortnames.list", "classify", "resnet50.weights",
+       "https://pjreddie.com/media/files/resnet50.weights", ""},
   };
   return nets;
 }
@@ -45,15 +59,11 @@ const NamedNet* find_named_net(const std::string& name) {
   return nullptr;
 }
 
-std::string named_net_list() {
+std::string named_net_list(const char* task) {
   std::string s;
-  for (const NamedNet& n : named_nets()) s += (s.empty() ? "" : ", ") + std::string(n.name);
+  for (const NamedNet& n : named_nets())
+    if (!task || std::string(task) == n.task) s += (s.empty() ? "" : ", ") + std::string(n.name);
   return s;
-}
-
-static bool is_dir(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool is_file(const std::string& p) {
@@ -61,26 +71,11 @@ static bool is_file(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string data_root() {
-  if (const char* env = std::getenv("MDFI_DATA_DIR"); env && *env) return env;
-  char exe[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    std::string dir(exe);
-    dir = dir.substr(0, dir.rfind('/'));
-    const std::string installed = dir + "/../share/mdfi";
-    if (is_dir(installed + "/cfg")) return installed;
-  }
-  if (is_dir(std::string(MDFI_INSTALL_DATADIR) + "/cfg")) return MDFI_INSTALL_DATADIR;
-  return MDFI_SOURCE_DIR;
-}
+DataRef cfg_for(const NamedNet& n) { return find_data(cfg_rel(n)); }
 
-std::string cfg_path_for(const NamedNet& n) { return data_root() + "/cfg/" + n.cfg; }
-
-std::string labels_path_for(const NamedNet& n) {
-  if (n.labels[0] == '/' || n.labels[0] == '\0') return n.labels;
-  return data_root() + "/data/" + n.labels;
+DataRef labels_for(const NamedNet& n) {
+  if (!*n.labels) return DataRef{};
+  return find_data(labels_rel(n));
 }
 
 std::string weights_dir() {
@@ -99,9 +94,12 @@ Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_
   const std::string p = weights_dir() + "/" + n.weights;
   if (is_file(p)) return p;
   looked += " " + p;
+  // The script as installed (share/mdfi/scripts) or in the source tree; by name otherwise.
+  const DataRef script = find_data("scripts/get-weights.sh");
   return Result<std::string>(ErrorKind::kIo, std::string("no weights for '") + n.name + "': looked at" + looked +
-                                                 "; pass --weights FILE, or fetch the official file with "
-                                                 "scripts/get-weights.sh " + n.name + " (" + n.url +
+                                                 "; pass --weights FILE, or fetch the official file with " +
+                                                 (script.path.empty() ? "scripts/get-weights.sh" : script.path) + " " +
+                                                 n.name + " (" + n.url +
                                                  "), or make test weights with 'mdfi gen-weights --net " + n.name + "'");
 }
 

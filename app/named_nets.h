@@ -1,9 +1,11 @@
-// The networks mdfi knows by name: their cfg in cfg/, labels, and where to look for weights.
+// The networks mdfi knows by name: their cfg in cfg/, labels in data/, their task, and where
+// the official weights are published.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "data_lookup.h"
 #include "status.h"
 
 namespace mdfi::app {
@@ -11,21 +13,22 @@ namespace mdfi::app {
 struct NamedNet {
   const char* name;
   const char* cfg;         // file in cfg/
-  const char* labels;      // file in data/ or an absolute path; "" = none
-  const char* task;        // "detect" or "classify"
+  const char* labels;      // file in data/; "" = none
+  const char* task;        // "detect" or "classify": the command that runs it
   const char* weights;     // official weights file name
   const char* url;         // where the official file is published
-  const char* sha256;      // of the official file; "" = unknown
+  const char* sha256;      // of the official file, only where its publisher gives one; "" = unknown
 };
 
 const std::vector<NamedNet>& named_nets();
 const NamedNet* find_named_net(const std::string& name);
-std::string named_net_list();  // "yolov3, yolov3-tiny, ..."
+std::string named_net_list(const char* task = nullptr);  // "yolov3, yolov3-tiny, ..." (of one task)
 
-// The directory holding cfg/ and data/ (source tree, install prefix or $MDFI_DATA_DIR).
-std::string data_root();
-std::string cfg_path_for(const NamedNet& n);
-std::string labels_path_for(const NamedNet& n);
+// The cfg and label list of a named network: on disk or built in (data_lookup.h).
+DataRef cfg_for(const NamedNet& n);
+DataRef labels_for(const NamedNet& n);
+inline std::string cfg_rel(const NamedNet& n) { return std::string("cfg/") + n.cfg; }
+inline std::string labels_rel(const NamedNet& n) { return std::string("data/") + n.labels; }
 
 // Finds the weights for a named network: explicit path, $MDFI_WEIGHTS, then $MDFI_WEIGHTS_DIR or
 // ~/.local/share/mdfi/weights. The error lists every place looked at.

@@ -11,18 +11,45 @@
 
 namespace mdfi::app {
 
-Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit) {
+Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit, size_t* total) {
   std::vector<std::string> labels;
+  if (total) *total = 0;
   if (path.empty()) return labels;
   std::ifstream f(path);
   if (!f) return Result<std::vector<std::string>>(ErrorKind::kIo, path + ": cannot open label file");
   std::string line;
-  while (labels.size() < limit && std::getline(f, line)) {
+  size_t n = 0;
+  while ((labels.size() < limit || total) && std::getline(f, line)) {
+    ++n;
+    if (labels.size() >= limit) continue;  // only counted
     if (!line.empty() && line.back() == '\r') line.pop_back();
     labels.push_back(line);
   }
+  if (total) *total = n;
   labels.shrink_to_fit();
   return labels;
+}
+
+std::vector<std::string> parse_labels(std::string_view text, size_t limit, size_t* total) {
+  std::vector<std::string> labels;
+  size_t n = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++n;
+    if (labels.size() < limit) labels.emplace_back(line);
+    pos = end + 1;
+  }
+  if (total) *total = n;
+  return labels;
+}
+
+size_t network_classes(const Network& net) {
+  for (const auto& l : net.layers)
+    if (l->head_classes() > 0) return size_t(l->head_classes());
+  return net.layers.empty() ? 0 : net.layers.back()->out.count();
 }
 
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net) {
@@ -57,9 +84,27 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   if (!wf.ok()) return wf.status();
   pm.weights = std::move(*wf);
   MDFI_RETURN_IF_ERROR(pm.weights.validate(pm.net));
-  auto labels = load_labels(pm.model.labels_path, pm.net.layers.back()->out.count());
-  if (!labels.ok()) return labels.status();
-  pm.labels = std::move(*labels);
+  const size_t classes = network_classes(pm.net);
+  size_t names = 0;
+  if (pm.model.labels_embedded.data() != nullptr) {
+    pm.labels = parse_labels(pm.model.labels_embedded, classes, &names);
+  } else {
+    auto labels = load_labels(pm.model.labels_path, classes, &names);
+    if (!labels.ok()) return labels.status();
+    pm.labels = std::move(*labels);
+  }
+  if (verbosity().verbose && !pm.model.labels_path.empty())
+    std::fprintf(stderr, "mdfi: labels %s (%s)\n", pm.model.labels_path.c_str(), pm.model.labels_origin.c_str());
+  if (!verbosity().quiet) {
+    // Once per run: a names list for another network shifts or drops names silently otherwise.
+    if (!pm.model.labels_path.empty() && names != classes)
+      std::fprintf(stderr, "mdfi: warning: %s has %zu names, the network has %zu classes%s\n",
+                   pm.model.labels_path.c_str(), names, classes,
+                   names < classes ? "; the others print as 'class N'" : "; the first ones are used");
+    if (pm.model.data_classes > 0 && size_t(pm.model.data_classes) != classes)
+      std::fprintf(stderr, "mdfi: warning: %s says classes=%d, the network has %zu classes\n",
+                   args.model.data.c_str(), pm.model.data_classes, classes);
+  }
   if (!args.device.empty() && args.backend != "opencl") return Status(ErrorKind::kUsage, "--device needs --backend opencl");
   if (args.keep_weights && args.backend == "cpu") pm.resident = std::make_shared<ResidentWeights>();
   if (args.backend == "opencl") {

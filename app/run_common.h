@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend.h"
@@ -53,7 +54,13 @@ struct PreparedModel {
 
 // Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a
 // 1000-class network needs the first 1000; the rest would sit in memory through the run.
-Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit = size_t(-1));
+// `total`, when given, receives the number of names in the whole file.
+Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit = size_t(-1),
+                                             size_t* total = nullptr);
+// The same over a label list's text (the built-in copies).
+std::vector<std::string> parse_labels(std::string_view text, size_t limit = size_t(-1), size_t* total = nullptr);
+// The classes a names list must cover: the detection head's, else the last layer's outputs.
+size_t network_classes(const Network& net);
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net);
 
 struct ImageRun {

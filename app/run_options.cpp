@@ -3,6 +3,7 @@
 namespace mdfi::app {
 
 void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* default_net) {
+  args.model.task = task == Task::kDetect ? "detect" : "classify";  // named networks of the other task are refused
   add_model_options(cmd, args.model, default_net, true);
 
   const char* in = "Input";

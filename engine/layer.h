@@ -90,6 +90,8 @@ class Layer {
   virtual bool aliases_input() const { return false; }
   // The output must survive to the end of the run (detection heads).
   virtual bool is_output_head() const { return false; }
+  // Classes a detection head scores (0 for every other layer): what a names list must cover.
+  virtual int head_classes() const { return 0; }
   virtual Status forward(LayerIO& io) const = 0;
 
   int index = 0;

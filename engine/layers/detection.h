@@ -12,6 +12,7 @@ class DetectionLayer : public Layer {
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
   const char* kind() const override { return "detection"; }
   bool is_output_head() const override { return true; }
+  int head_classes() const override { return classes; }
   Status forward(LayerIO& io) const override;
 
   int classes = 1, coords = 1, n = 1, side = 7;

@@ -14,6 +14,7 @@ class RegionLayer : public Layer {
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
   const char* kind() const override { return "region"; }
   bool is_output_head() const override { return true; }
+  int head_classes() const override { return classes; }
   Status forward(LayerIO& io) const override;
 
   int classes = 20, coords = 4, n = 1;

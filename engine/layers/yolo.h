@@ -17,6 +17,7 @@ class YoloLayer : public Layer {
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
   const char* kind() const override { return "yolo"; }
   bool is_output_head() const override { return true; }
+  int head_classes() const override { return classes; }
   Status forward(LayerIO& io) const override;
 
   int classes = 20;

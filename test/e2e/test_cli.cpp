@@ -185,7 +185,7 @@ TEST_CASE("cli: mdfi models lists every named network with cost, plan and checks
     std::string cell;
     while (std::getline(ss, cell, '\t')) f.push_back(cell);
     const std::string expect = f[0] + "\t" + f[5] + "\t" + f[6] + "\t" + f[7];
-    CHECK(g.out.find(expect + "\n") != std::string::npos);
+    CHECK(g.out.find(expect + "\t") != std::string::npos);  // then the parameter count
   }
 }
 
@@ -480,7 +480,7 @@ TEST_CASE("cli: named networks resolve weights from MDFI_WEIGHTS_DIR; boxes stay
   REQUIRE(gen.exit_code == 0);
   const std::string env = "env -u MDFI_WEIGHTS MDFI_WEIGHTS_DIR=" + quote(wdir) + " ";
   auto models = run_command(env + bin() + " models --porcelain");
-  CHECK(models.out.find("\t" + wdir + "/yolov3-tiny.weights\n") != std::string::npos);
+  CHECK(models.out.find("\t" + wdir + "/yolov3-tiny.weights\t") != std::string::npos);  // then the parameter count
   auto r = run_command("echo " + std::string(kEagle) + " | " + env + bin() +
                        " detect -q --net yolov3-tiny --list - --format jsonl --thresh 0.2 --top 500");
   INFO(r.err);
