@@ -1,8 +1,8 @@
 # Bash completion for mdfi (CLI11 does not generate one). Install as
 # /usr/share/bash-completion/completions/mdfi (cmake --install does), or source it.
 # Everything is read from the binary itself: commands from `mdfi --help`, options and their
-# allowed values ({a,b,c}) from `mdfi COMMAND --help`, network names from `mdfi models --names`,
-# so the completion follows the binary as options are added.
+# allowed values ({a,b,c}) from `mdfi COMMAND --help`, network names from `mdfi models --names`
+# (of the command's task), so the completion follows the binary as options are added.
 
 # Prints the options of one --help text, one per line; with $2 set, prints the line head of that
 # option instead (e.g. "-f,--format TEXT:{text,json,jsonl,csv}=text").
@@ -37,7 +37,12 @@ _mdfi() {
     head=$(_mdfi_options "$help" "$prev")
     if [ -n "$head" ] && [[ "$head" =~ (TEXT|INT|UINT|FLOAT|NUMBER|SIZE) ]]; then
       case "$prev" in
-        --net|-n) COMPREPLY=($(compgen -W "$("$bin" models --names 2>/dev/null)" -- "$cur")); return ;;
+        --net|-n)
+          # detect and classify are offered only the networks of their task (mdfi models --task).
+          local task=""
+          case "$cmd" in detect|classify) task="--task $cmd" ;; esac
+          COMPREPLY=($(compgen -W "$("$bin" models --names $task 2>/dev/null)" -- "$cur"))
+          return ;;
       esac
       if [[ "$head" =~ \{([^}]*)\} ]]; then
         COMPREPLY=($(compgen -W "${BASH_REMATCH[1]//,/ }" -- "$cur"))

@@ -12,6 +12,7 @@ PKGS=(
   darknet            # reference implementation for the parity tests (libdarknet.so)
   heaptrack time     # memory benchmarks
   python3            # test helpers
+  strace curl        # install tests: which files a copied mdfi opens; get-weights.sh via file:// mirrors
   clang libclang-rt-14-dev  # libFuzzer + sanitizer runtimes for scripts/fuzz.sh
 )
 # Benchmarks only (bench/speed.sh, bench/memory.sh): OpenCV DNN as the reference, bc, perf.

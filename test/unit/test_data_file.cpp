@@ -42,16 +42,16 @@ TEST_CASE("data file: a names list or a bad classes= is an error naming file:lin
 
 TEST_CASE("data file: names= relative to the working directory, then the .data file's directory and its parent", "[cli]") {
   const std::string root = tmp_dir("data_file_resolve");
-  REQUIRE(run_command("mkdir -p '" + root + "/cfg' '" + root + "/data'").exit_code == 0);
-  std::ofstream(root + "/data/voc.names") << "aeroplane\n";
+  REQUIRE(run_command("mkdir -p '" + root + "/cfg' '" + root + "/labels'").exit_code == 0);
+  std::ofstream(root + "/labels/mdfi-test-voc.names") << "aeroplane\n";
   std::ofstream(root + "/cfg/beside.names") << "aeroplane\n";
-  auto up = parse_data_text("names=data/voc.names\n", root + "/cfg/voc.data");
+  auto up = parse_data_text("names=labels/mdfi-test-voc.names\n", root + "/cfg/voc.data");
   REQUIRE(up.ok());
-  CHECK(*resolve_names_path(*up) == root + "/cfg/../data/voc.names");
+  CHECK(*resolve_names_path(*up) == root + "/cfg/../labels/mdfi-test-voc.names");
   auto beside = parse_data_text("names=beside.names\n", root + "/cfg/voc.data");
   CHECK(*resolve_names_path(*beside) == root + "/cfg/beside.names");
-  auto abs = parse_data_text("names=" + root + "/data/voc.names\n", "/elsewhere/voc.data");
-  CHECK(*resolve_names_path(*abs) == root + "/data/voc.names");
+  auto abs = parse_data_text("names=" + root + "/labels/mdfi-test-voc.names\n", "/elsewhere/voc.data");
+  CHECK(*resolve_names_path(*abs) == root + "/labels/mdfi-test-voc.names");
   auto missing = parse_data_text("\nnames=data/nope.names\n", root + "/cfg/voc.data");
   auto r = resolve_names_path(*missing);
   REQUIRE(!r.ok());
