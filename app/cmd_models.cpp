@@ -94,8 +94,8 @@ Action add_models_command(CLI::App& app) {
     }
     if (!*porcelain)
       std::printf("\npeak mem: planned network heap (activations + one layer's weights + workspace), before image "
-                  "buffers.\nweights are looked for in $MDFI_WEIGHTS, then %s; fetch with scripts/get-weights.sh NAME\n",
-                  weights_dir().c_str());
+                  "buffers.\nweights are looked for in $MDFI_WEIGHTS, then %s; fetch with %s NAME\n",
+                  weights_dir().c_str(), get_weights_script().c_str());
     return rc;
   };
 }

@@ -84,6 +84,12 @@ std::string weights_dir() {
   return std::string(home ? home : "") + "/.local/share/mdfi/weights";
 }
 
+std::string get_weights_script() {
+  // As installed (share/mdfi/scripts) or in the source tree; by its source path otherwise.
+  const DataRef script = find_data("scripts/get-weights.sh");
+  return script.path.empty() ? "scripts/get-weights.sh" : script.path;
+}
+
 Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_path) {
   if (!explicit_path.empty()) return explicit_path;
   std::string looked;
@@ -94,12 +100,9 @@ Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_
   const std::string p = weights_dir() + "/" + n.weights;
   if (is_file(p)) return p;
   looked += " " + p;
-  // The script as installed (share/mdfi/scripts) or in the source tree; by name otherwise.
-  const DataRef script = find_data("scripts/get-weights.sh");
   return Result<std::string>(ErrorKind::kIo, std::string("no weights for '") + n.name + "': looked at" + looked +
                                                  "; pass --weights FILE, or fetch the official file with " +
-                                                 (script.path.empty() ? "scripts/get-weights.sh" : script.path) + " " +
-                                                 n.name + " (" + n.url +
+                                                 get_weights_script() + " " + n.name + " (" + n.url +
                                                  "), or make test weights with 'mdfi gen-weights --net " + n.name + "'");
 }
 

@@ -34,5 +34,7 @@ inline std::string labels_rel(const NamedNet& n) { return std::string("data/") +
 // ~/.local/share/mdfi/weights. The error lists every place looked at.
 Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_path);
 std::string weights_dir();
+// The path of scripts/get-weights.sh to show in messages.
+std::string get_weights_script();
 
 }  // namespace mdfi::app
