@@ -18,6 +18,5 @@ echo "== What a YOLOv3-416 run needs, predicted without weights or images (mdfi 
 SHARED=../shared/models/yolo-fastest-1.1-xl-coco
 if [ -f "$SHARED/yolo-fastest-1.1-xl.weights" ]; then
   echo "== A real detection with pretrained Yolo-Fastest-1.1-XL weights from ../shared/models:"
-  "$MDFI" detect --cfg "$SHARED/yolo-fastest-1.1-xl.cfg" -w "$SHARED/yolo-fastest-1.1-xl.weights" \
-    --names data/coco.names "$IMAGE"
+  "$MDFI" detect --net yolo-fastest-1.1-xl -w "$SHARED/yolo-fastest-1.1-xl.weights" "$IMAGE"
 fi
