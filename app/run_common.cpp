@@ -18,31 +18,32 @@ Result<std::vector<std::string>> load_labels(const std::string& path, size_t lim
   std::ifstream f(path);
   if (!f) return Result<std::vector<std::string>>(ErrorKind::kIo, path + ": cannot open label file");
   std::string line;
-  size_t n = 0;
+  size_t n = 0, counted = 0;
   while ((labels.size() < limit || total) && std::getline(f, line)) {
     ++n;
-    if (labels.size() >= limit) continue;  // only counted
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    labels.push_back(line);
+    if (!line.empty()) counted = n;  // blank lines at the end are no names
+    if (labels.size() < limit) labels.push_back(line);
   }
-  if (total) *total = n;
+  if (total) *total = counted;
   labels.shrink_to_fit();
   return labels;
 }
 
 std::vector<std::string> parse_labels(std::string_view text, size_t limit, size_t* total) {
   std::vector<std::string> labels;
-  size_t n = 0;
+  size_t n = 0, counted = 0;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++n;
+    if (!line.empty()) counted = n;
     if (labels.size() < limit) labels.emplace_back(line);
     pos = end + 1;
   }
-  if (total) *total = n;
+  if (total) *total = counted;
   return labels;
 }
 
@@ -97,7 +98,10 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     std::fprintf(stderr, "mdfi: labels %s (%s)\n", pm.model.labels_path.c_str(), pm.model.labels_origin.c_str());
   if (!verbosity().quiet) {
     // Once per run: a names list for another network shifts or drops names silently otherwise.
-    if (!pm.model.labels_path.empty() && names != classes)
+    // A longer list is expected when a .data file says the network uses its first `classes`
+    // names (Darknet's imagenet1k.data with the 21,842-line shortnames list).
+    const bool prefix_declared = pm.model.data_classes > 0 && size_t(pm.model.data_classes) == classes;
+    if (!pm.model.labels_path.empty() && (names < classes || (names > classes && !prefix_declared)))
       std::fprintf(stderr, "mdfi: warning: %s has %zu names, the network has %zu classes%s\n",
                    pm.model.labels_path.c_str(), names, classes,
                    names < classes ? "; the others print as 'class N'" : "; the first ones are used");

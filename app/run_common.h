@@ -54,7 +54,8 @@ struct PreparedModel {
 
 // Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a
 // 1000-class network needs the first 1000; the rest would sit in memory through the run.
-// `total`, when given, receives the number of names in the whole file.
+// `total`, when given, receives the number of names in the whole file (blank lines at its end
+// are not names).
 Result<std::vector<std::string>> load_labels(const std::string& path, size_t limit = size_t(-1),
                                              size_t* total = nullptr);
 // The same over a label list's text (the built-in copies).

@@ -155,6 +155,18 @@ TEST_CASE("names: a .data file given to --names is refused naming it; a short li
   CHECK(s.err.find(warning) == s.err.rfind(warning));  // once, not per image or box
   auto q = run_command(detect(m, "-q --names " + quote(short_list)));  // -q: results and errors only
   CHECK(q.err.empty());
+  // Blank lines at the end are no names: no warning.
+  write_file(m.dir + "/trailing.names", numbered_names("t", 80) + "\n\n");
+  CHECK(run_command(detect(m, "--names " + quote(m.dir + "/trailing.names"))).err.find("warning") == std::string::npos);
+  // A longer list warns, unless a .data file says the network uses its first classes= names.
+  write_file(m.dir + "/long.names", numbered_names("l", 90));
+  auto longer = run_command(detect(m, "--names " + quote(m.dir + "/long.names")));
+  CHECK(longer.err.find("has 90 names, the network has 80 classes; the first ones are used") != std::string::npos);
+  write_file(m.dir + "/long.data", "classes=80\nnames=" + m.dir + "/long.names\n");
+  auto declared = run_command(detect(m, "--data " + quote(m.dir + "/long.data")));
+  CHECK(declared.exit_code == 0);
+  CHECK(declared.err.find("warning") == std::string::npos);
+  CHECK(all_start_with(names_in(declared.out), "l"));
   // Classifiers: the 1000-class tiny with the built-in ImageNet list gives no warning.
   auto c = run_command(bin() + " classify --net tiny -w " + quote(generated_weights(source_path("cfg/tiny.cfg"), "names-tiny")) +
                        " " + m.image);
