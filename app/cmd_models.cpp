@@ -22,7 +22,7 @@ struct NetFacts {
   double gflop = 0;
   size_t peak = 0;
   size_t params = 0;    // floats in the weights file
-  std::string cfg;      // where the cfg came from
+  std::string cfg;      // where the cfg came from: a path, or "built-in cfg/NAME.cfg"
   std::string weights;  // found path, "" when not found
 };
 
@@ -91,6 +91,7 @@ Action add_models_command(CLI::App& app) {
       std::printf("%-*s %-8s %-11s %8.2f %11s  %s\n", wname, n.name, n.task, input.c_str(), f.gflop,
                   f.ok ? format_bytes(f.peak).c_str() : "?", f.weights.empty() ? "missing" : f.weights.c_str());
       std::printf("%-*s official %s  sha256 %s\n", wname, "", n.weights, sha.c_str());
+      if (f.ok) std::printf("%-*s cfg %s\n", wname, "", f.cfg.c_str());
     }
     if (!*porcelain)
       std::printf("\npeak mem: planned network heap (activations + one layer's weights + workspace), before image "

@@ -317,6 +317,8 @@ TEST_CASE("install: cmake --install to a prefix, moved, runs from its own share/
   CHECK(id.exit_code == 0);
   CHECK(ic.out == bc.out);
   CHECK(id.out == bd.out);
+  auto models = run_command("env -u MDFI_DATA_DIR " + quote(moved + "/bin/mdfi") + " models");
+  CHECK(models.out.find("cfg " + moved + "/share/mdfi/cfg/yolov4-tiny.cfg\n") != std::string::npos);
   if (!traced) MDFI_SKIP("strace is not usable here: which files were opened is not checked");
   CHECK(!opened_under(trace, moved + "/share/mdfi/cfg/tiny.cfg").empty());
   CHECK(!opened_under(trace, moved + "/share/mdfi/data/imagenet1k.shortnames.list").empty());
@@ -351,7 +353,7 @@ TEST_CASE("install: the bare binary alone in an empty directory runs from its bu
   INFO(models.err);
   CHECK(models.exit_code == 0);
   CHECK(models.err.empty());
-  CHECK(models.out.find("yolov4-tiny") != std::string::npos);
+  CHECK(models.out.find("cfg built-in cfg/yolov4-tiny.cfg\n") != std::string::npos);
   // A file on disk wins over the built-in copy: a cfg with a typo in MDFI_DATA_DIR is what runs.
   const std::string data = fx.root + "/datadir";
   REQUIRE(run_command("mkdir -p " + quote(data + "/cfg")).exit_code == 0);
