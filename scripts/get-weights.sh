@@ -72,7 +72,7 @@ expect=$((20 + 4 * params))  # version 0.2+ header (64-bit seen); 0.1 files have
 if command -v curl >/dev/null; then
   curl -fsSL -o "$tmp" "$url" 2>"$err"
 elif command -v wget >/dev/null; then
-  wget -q -O "$tmp" "$url" 2>"$err"
+  wget -nv -O "$tmp" "$url" 2>"$err"
 else
   echo "get-weights: needs curl or wget; download $url by hand and put it at $dest" >&2
   exit 1
