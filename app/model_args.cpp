@@ -66,6 +66,12 @@ std::string names_beside(const std::string& cfg) {
   return (slash == std::string::npos ? "" : dir + "/") + found[0];
 }
 
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 }  // namespace
 
 Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_net, bool need_weights) {
@@ -98,13 +104,10 @@ Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_n
                                                           " ...'");
     m.name = n->name;
     const DataRef cfg = cfg_for(*n);
-    if (!cfg.found())
+    if (!cfg.found())  // only for a name added to the table without its cfg in cfg/
       return Result<ResolvedModel>(ErrorKind::kIo, cfg_rel(*n) + ": not found (this binary has no built-in copy); looked in " +
-                                                       [] {
-                                                         std::string s;
-                                                         for (const std::string& d : data_dirs()) s += (s.empty() ? "" : ", ") + d;
-                                                         return s;
-                                                       }() + "; set MDFI_DATA_DIR to the directory holding cfg/ and data/");
+                                                       joined(data_dirs()) +
+                                                       "; set MDFI_DATA_DIR to the directory holding cfg/ and data/");
     m.cfg_path = cfg.label(cfg_rel(*n));
     m.cfg_embedded = cfg.embedded;
     if (*n->labels) {
