@@ -319,6 +319,16 @@ TEST_CASE("install: cmake --install to a prefix, moved, runs from its own share/
   CHECK(id.out == bd.out);
   auto models = run_command("env -u MDFI_DATA_DIR " + quote(moved + "/bin/mdfi") + " models");
   CHECK(models.out.find("cfg " + moved + "/share/mdfi/cfg/yolov4-tiny.cfg\n") != std::string::npos);
+  // The prefix's own share/mdfi comes before $MDFI_DATA_DIR, which is used for what it lacks.
+  const std::string data = fx.root + "/datadir";
+  REQUIRE(run_command("mkdir -p " + quote(data + "/cfg")).exit_code == 0);
+  write_file(data + "/cfg/tiny.cfg", "[net]\nwidth=224\nheight=224\nchannels=3\n[convolutional]\nfilterz=16\n");
+  write_file(data + "/cfg/yolov4-tiny.cfg", "[net]\nwidth=224\nheight=224\nchannels=3\n[convolutional]\nfilterz=16\n");
+  REQUIRE(run_command("rm " + quote(moved + "/share/mdfi/cfg/yolov4-tiny.cfg")).exit_code == 0);
+  CHECK(run_command("MDFI_DATA_DIR=" + quote(data) + " " + quote(moved + "/bin/mdfi") + " info --net tiny").exit_code == 0);
+  auto from_env = run_command("MDFI_DATA_DIR=" + quote(data) + " " + quote(moved + "/bin/mdfi") + " info --net yolov4-tiny");
+  CHECK(from_env.exit_code == 1);
+  CHECK(from_env.err.find(data + "/cfg/yolov4-tiny.cfg") != std::string::npos);
   if (!traced) MDFI_SKIP("strace is not usable here: which files were opened is not checked");
   CHECK(!opened_under(trace, moved + "/share/mdfi/cfg/tiny.cfg").empty());
   CHECK(!opened_under(trace, moved + "/share/mdfi/data/imagenet1k.shortnames.list").empty());
