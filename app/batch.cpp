@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "draw.h"
 #include "exit_codes.h"
-#include "inputs.h"
+#include "input_feed.h"
 #include "layer_table.h"
 #include "output.h"
 #include "progress.h"
@@ -59,16 +59,26 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   const bool quiet = verbosity().quiet, verbose = verbosity().verbose;
   auto format = parse_format(args.format);
   if (!format.ok()) return report(format.status());
+  if (args.images.empty() && args.list.empty() && args.stream.empty())
+    return report(Status(ErrorKind::kUsage, "no input images (give paths, directories, --list FILE or --stream PATH)"));
+  const bool dash_image = std::find(args.images.begin(), args.images.end(), "-") != args.images.end();
+  if (!args.stream.empty() && (!args.images.empty() || !args.list.empty()))
+    return report(Status(ErrorKind::kUsage, "--stream reads its frames alone: give no image paths or --list with it"));
+  if (args.latest && args.stream.empty())
+    return report(Status(ErrorKind::kUsage, "--latest needs --stream PATH (it picks the newest frame of a stream)"));
+  if (dash_image && (args.list == "-" || args.stream == "-"))
+    return report(Status(ErrorKind::kUsage, "stdin can feed only one of: the image '-', --list -, --stream -"));
   if (args.list == "-" && ::isatty(STDIN_FILENO) && !quiet)
     std::fprintf(stderr, "mdfi: reading image paths from the terminal, one per line; end with Ctrl-D\n");
-  auto inputs = expand_inputs(args.images, args.list, std::cin);
-  if (!inputs.ok()) return report(inputs.status());
-  if (args.images.empty() && args.list.empty())
-    return report(Status(ErrorKind::kUsage, "no input images (give paths, directories or --list FILE)"));
+  auto opened_feed = args.stream.empty() ? open_path_feed(args.images, args.list) : open_mjpeg_feed(args.stream, args.latest);
+  if (!opened_feed.ok()) return report(opened_feed.status());
+  InputFeed& feed = **opened_feed;
   // An empty folder or an empty list (a `find` that matched nothing) is an empty batch, not a
   // usage error: the output is still well-formed (e.g. "[]") and the exit code 0.
-  if (inputs->empty() && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
-  args.images = std::move(*inputs);
+  const bool lazy = args.list == "-" || !args.stream.empty();
+  if (!lazy && feed.total() == 0 && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
+  // run_image names dump folders per image when there is more than one.
+  if (lazy || feed.total() > 1) args.images.resize(2);
 
   // Open everything that can fail as a whole before the (possibly long) model load.
   auto sink = OutputSink::open(args.output);
@@ -81,7 +91,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   DrawNamer namer(args.draw_dir, args.draw_ext);
 
   BatchStats stats;
-  stats.total = args.images.size();
+  stats.total = feed.total();
   const auto t_load = std::chrono::steady_clock::now();
   auto pm = prepare_model(args, default_net);
   if (!pm.ok()) return report(pm.status());
@@ -93,7 +103,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
 
   auto writer = make_writer(*format, task);
   writer->begin(out.file());
-  Progress progress(args.images.size(), !quiet && stderr_is_terminal());
+  Progress progress(feed.total(), !quiet && stderr_is_terminal());
   int result = kExitOk;
   // Every buffer comes from one planned arena, so pages touched once serve every layer (and every
   // image) without page faults: fresh mappings cost ~80,000 faults per YOLOv3 image, more time
@@ -101,21 +111,30 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   // single image has its network outputs planned at the arena's low end and frees the rest as
   // soon as the network has run, so its heap stays at the plan's peak while thousands of boxes
   // are collected.
-  const bool single = args.images.size() == 1;
+  const bool single = !lazy && feed.total() == 1;
   Arena arena(plan_arena(pm->plan, single));
-  for (size_t i = 0; i < args.images.size(); ++i) {
-    const std::string& path = args.images[i];
+  FeedItem item;
+  for (size_t i = 0; feed.next(item); ++i) {
+    const std::string& path = item.name;
     ImageResult rec;
     rec.image = path;
+    rec.frame = item.frame;
+    rec.read_at = item.read_at;
+    rec.skipped = item.skipped;
+    if (item.skipped && verbose) std::fprintf(stderr, "mdfi: --latest: skipped %zu frames\n", item.skipped);
+    stats.skipped += item.skipped;
     MemoryTracker mem;
     mem.use_arena(&arena);
-    auto run = run_image(*pm, args, path, mem, i);
+    auto run = item.error.ok() ? run_image(*pm, args, ImageSource{path, item.bytes.get()}, mem, i)
+                               : Result<ImageRun>(item.error);
     if (single && run.ok()) run->out.relocate(arena.shrink_to_split());
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());
     stats.held_peak = arena.held_peak();
     stats.kept_weights = pm->resident ? pm->resident->tracker().peak() : 0;
     if (!run.ok()) {
-      if (run.status().kind() != ErrorKind::kImage) {
+      const bool image_fault = run.status().kind() == ErrorKind::kImage || run.status().kind() == ErrorKind::kBudget;
+      if (run.status().kind() == ErrorKind::kBudget) ++stats.over_budget;
+      if (!image_fault) {
         // Not this image's fault (weights, memory, dump files): the whole run is off.
         progress.finish();
         out.abandon();
@@ -131,7 +150,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
       writer->write(out.file(), rec);
       out.record_done();
       if (args.fail_fast) {
-        if (!quiet) std::fprintf(stderr, "mdfi: --fail-fast: stopping after %zu of %zu images\n", i + 1, stats.total);
+        if (!quiet) std::fprintf(stderr, "mdfi: --fail-fast: stopping after %zu images\n", i + 1);
         result = kExitSomeInputs;
         break;
       }
@@ -179,10 +198,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     progress.update(i + 1, path, run->ms, stats.sum_ms / double(stats.ok));
   }
   progress.finish();
+  if (!feed.error().ok()) {
+    out.abandon();
+    return report(feed.error());
+  }
   writer->end(out.file());
   Status st = out.commit();
   if (!st.ok()) return report(st);
   if (stats.failed) result = kExitSomeInputs;
+  if (stats.over_budget) result = kExitBudget;
   if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
   return result;
 }

@@ -60,7 +60,7 @@ Action add_bench_command(CLI::App& app) {
     for (int i = 0; i < a->warmup + a->repeat; ++i) {
       MemoryTracker mem;
       mem.use_arena(&arena);
-      auto run = run_image(*pm, a->run, a->image, mem, 0);
+      auto run = run_image(*pm, a->run, ImageSource{a->image, nullptr}, mem, 0);
       if (!run.ok()) return report(run.status());
       peak = std::max(peak, mem.peak());
       if (i < a->warmup) continue;

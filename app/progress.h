@@ -12,6 +12,8 @@ namespace mdfi::app {
 struct BatchStats {
   size_t total = 0;
   size_t ok = 0, failed = 0;
+  size_t over_budget = 0;  // images refused by --max-mem before decoding (also counted in failed)
+  size_t skipped = 0;      // --stream --latest: frames dropped because inference was slower
   double load_ms = 0;  // resolving, planning and opening the model
   double sum_ms = 0, min_ms = 0, max_ms = 0;  // over images that ran
   size_t peak_heap = 0;  // the largest MemoryTracker::peak() of any image

@@ -30,6 +30,9 @@ struct ImageResult {
   std::string error;  // set when !ok
   int width = 0, height = 0;
   double time_ms = 0;
+  long long frame = -1;  // --stream: the frame's index (0-based); -1 for files
+  double read_at = 0;    // --stream: when the frame was read, seconds since the epoch
+  size_t skipped = 0;    // --stream --latest: frames dropped before this one
   std::vector<DetectionRecord> detections;
   std::vector<ClassRecord> classes;
 };

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -70,6 +73,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
     if (!budget.ok()) return budget.status();
+    pm.budget = *budget;
     // Checked before a single weight is read.
     MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
     if (args.keep_weights && args.backend == "cpu") {
@@ -130,31 +134,127 @@ static std::string stem_of(const std::string& path) {
   return base.substr(0, base.find_last_of('.'));
 }
 
-Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::string& path, MemoryTracker& mem,
+DecodeOptions decode_options(const RunArgs& args) {
+  DecodeOptions o;
+  o.jpeg = args.decoder == "stb" ? JpegDecoder::kStb : JpegDecoder::kLibjpeg;
+  o.fast = args.fast_decode;
+  o.exif_rotate = args.exif_rotate;
+  return o;
+}
+
+namespace {
+
+// An open stream over the image's bytes, closed on destruction. Regular files are read in
+// place; anything else (a pipe, a FIFO, /dev/stdin on a pipe, "-") cannot seek back to the
+// header, so its bytes are read into memory first, counted.
+struct OpenedImage {
+  std::FILE* fp = nullptr;
+  std::vector<uint8_t> held;
+  size_t counted = 0;
+  MemoryTracker* mem = nullptr;
+  ~OpenedImage() {
+    if (fp) std::fclose(fp);
+    if (mem) mem->unaccount(counted, MemCategory::kOther);
+  }
+};
+
+Status open_image(const ImageSource& src, MemoryTracker& mem, OpenedImage& o) {
+  const std::vector<uint8_t>* bytes = src.bytes;
+  if (!bytes) {
+    const bool stdin_dash = src.name == "-";
+    std::FILE* f = stdin_dash ? stdin : std::fopen(src.name.c_str(), "rb");
+    if (!f) return Status(ErrorKind::kImage, src.name + ": cannot open image (" + std::strerror(errno) + ")");
+    struct stat st {};
+    const bool have = ::fstat(::fileno(f), &st) == 0;
+    if (have && S_ISDIR(st.st_mode)) {
+      std::fclose(f);
+      return Status(ErrorKind::kImage, src.name + ": is a directory, not an image");
+    }
+    if (have && S_ISREG(st.st_mode) && !stdin_dash) {
+      o.fp = f;
+      return Status::Ok();
+    }
+    // Not seekable (or stdin, which stays open): read it whole.
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      if (!mem.account(n, MemCategory::kOther)) {
+        if (!stdin_dash) std::fclose(f);
+        return Status(ErrorKind::kOutOfMemory, src.name + ": out of memory reading the image");
+      }
+      o.mem = &mem;
+      o.counted += n;
+      o.held.insert(o.held.end(), buf, buf + n);
+    }
+    if (!stdin_dash) std::fclose(f);
+    bytes = &o.held;
+  }
+  if (bytes->empty()) return Status(ErrorKind::kImage, src.name + ": empty input, not an image");
+  o.fp = ::fmemopen(const_cast<uint8_t*>(bytes->data()), bytes->size(), "rb");
+  if (!o.fp) return Status(ErrorKind::kOutOfMemory, src.name + ": cannot open the image bytes");
+  return Status::Ok();
+}
+
+NetworkInputSpec input_spec(const Network& net) {
+  NetworkInputSpec s;
+  s.w = net.net.w;
+  s.h = net.net.h;
+  s.c = net.net.c;
+  s.letterbox = net.net.letterbox;
+  return s;
+}
+
+}  // namespace
+
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path) {
+  MemoryTracker mem;
+  OpenedImage o;
+  MDFI_RETURN_IF_ERROR(open_image(ImageSource{path, nullptr}, mem, o));
+  auto in = ImageInput::open(ImageBytes{path, o.fp}, input_spec(net), decode_options(args), mem);
+  if (!in.ok()) return in.status();
+  PreprocessEstimate e;
+  e.image_w = in->image_width();
+  e.image_h = in->image_height();
+  e.decoded_w = in->decoded_width();
+  e.decoded_h = in->decoded_height();
+  e.decoder = in->decoder_name();
+  e.setup_bytes = in->setup_bytes() + o.counted;
+  e.peak_bytes = in->peak_bytes() + o.counted;
+  return e;
+}
+
+Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src, MemoryTracker& mem,
                            size_t image_index) {
   ImageRun run;
+  const std::string& path = src.name;
   const auto t0 = std::chrono::steady_clock::now();
   mem.set_phase(-1);
   Buffer input;
   {
-    auto im = load_image_u8(path, mem);
-    if (!im.ok()) return im.status();
-    run.img_w = im->w;
-    run.img_h = im->h;
-    if (im->c != pm.net.net.c)
-      return Result<ImageRun>(ErrorKind::kImage, path + ": network wants " + std::to_string(pm.net.net.c) +
-                                                     " channels, the image decodes to " + std::to_string(im->c));
-    // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image becomes the network
+    OpenedImage opened;
+    MDFI_RETURN_IF_ERROR(open_image(src, mem, opened));
+    auto in = ImageInput::open(ImageBytes{path, opened.fp}, input_spec(pm.net), decode_options(args), mem);
+    if (!in.ok()) return in.status();
+    run.img_w = in->image_width();
+    run.img_h = in->image_height();
+    run.decoder = in->decoder_name();
+    run.preprocess_peak = in->peak_bytes() + opened.counted;
+    if (pm.budget && run.preprocess_peak > pm.budget)
+      return Result<ImageRun>(ErrorKind::kBudget,
+                              path + ": decoding and letterboxing this " + std::to_string(run.img_w) + "x" +
+                                  std::to_string(run.img_h) + " image needs " + format_bytes(run.preprocess_peak) +
+                                  " (" + in->decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
+                                  "; refused before decoding (try --fast-decode for a JPEG)");
+    // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).
-    auto boxed = pm.net.net.letterbox ? letterbox_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations)
-                                      : resize_image(*im, pm.net.net.w, pm.net.net.h, mem, MemCategory::kActivations);
+    auto boxed = in->decode(MemCategory::kActivations);
     if (!boxed.ok()) return boxed.status();
-    input = std::move(boxed->data);
+    input = std::move(*boxed);
   }
   std::string dump;
   if (!args.dump_dir.empty()) {
     dump = args.dump_dir;
-    if (args.images.size() > 1) dump += "/" + std::to_string(image_index) + "_" + stem_of(path);
+    if (args.images.size() > 1 || !args.stream.empty()) dump += "/" + std::to_string(image_index) + "_" + stem_of(path);
     ::mkdir(args.dump_dir.c_str(), 0755);
     ::mkdir(dump.c_str(), 0755);
     const Shape s = pm.net.input_shape();

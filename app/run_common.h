@@ -10,6 +10,7 @@
 #include "detect.h"
 #include "executor.h"
 #include "image.h"
+#include "image_input.h"
 #include "model_args.h"
 #include "plan.h"
 #include "resident_weights.h"
@@ -40,6 +41,11 @@ struct RunArgs {
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
   bool keep_weights = false;    // --keep-weights: prepared weights stay (on the device, or in RAM) across the batch
+  bool fast_decode = false;     // --fast-decode: JPEG decoded at the smallest DCT scale still >= the input size
+  bool exif_rotate = false;     // --exif-rotate: apply a JPEG's EXIF orientation (Darknet ignores it)
+  std::string decoder = "auto"; // --decoder auto|stb: stb = stb_image for JPEG too (pjreddie's exact pixels)
+  std::string stream;           // --stream PATH|-: concatenated JPEG frames (MJPEG)
+  bool latest = false;          // --latest: with --stream, only the newest complete frame
 };
 
 struct PreparedModel {
@@ -50,6 +56,7 @@ struct PreparedModel {
   std::vector<std::string> labels;
   std::shared_ptr<cl::Backend> device;  // set for --backend opencl
   std::shared_ptr<ResidentWeights> resident;  // set for --keep-weights on the CPU
+  size_t budget = 0;  // --max-mem in bytes (0 = none)
 };
 
 // Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a
@@ -71,10 +78,33 @@ struct ImageRun {
   cl::DeviceMemStats device_mem;  // --backend opencl: device memory of this run
   double ms = 0;          // the whole pipeline: decode, letterbox, network
   double forward_ms = 0;  // the network alone (weights streamed in), as OpenCV's net.forward() is timed
+  const char* decoder = "";  // which decoder read the image
+  size_t preprocess_peak = 0;  // predicted preprocessing heap: decoder, resizer, network input
 };
 
-// Decodes `path`, letterboxes it to the network size and runs the network.
-Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const std::string& path, MemoryTracker& mem,
+// Where an image's bytes come from: a path (a regular file, or a pipe, FIFO or /dev/stdin,
+// which are read into memory first), "-" for stdin, or a frame already in memory.
+struct ImageSource {
+  std::string name;                 // the path, "-", or "frame N"
+  const std::vector<uint8_t>* bytes = nullptr;  // set for a frame in memory
+};
+
+// The options of a run as the decoders take them.
+DecodeOptions decode_options(const RunArgs& args);
+// What preprocessing `path` would need, from its header (no pixel decoded): the decoder's and
+// resizer's memory plus the network input. For `mdfi plan IMAGE` and --max-mem.
+struct PreprocessEstimate {
+  int image_w = 0, image_h = 0, decoded_w = 0, decoded_h = 0;
+  const char* decoder = "";
+  size_t setup_bytes = 0, peak_bytes = 0;
+};
+
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path);
+
+// Decodes the image, letterboxes it to the network size and runs the network. With a budget
+// (pm.budget), an image whose preprocessing would take the run over it is refused (kBudget)
+// before any pixel is decoded.
+Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src, MemoryTracker& mem,
                            size_t image_index);
 
 void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& run, const MemoryTracker& mem);

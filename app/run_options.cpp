@@ -9,7 +9,31 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   const char* in = "Input";
   cmd.add_option("images", args.images, "image files or directories (the images directly inside, sorted)")
       ->group(in);
-  cmd.add_option("--list,-l", args.list, "read image paths from FILE, one per line; '-' reads stdin")->group(in);
+  cmd.add_option("--list,-l", args.list,
+                 "read image paths from FILE, one per line; '-' reads stdin, each path as its line arrives")
+      ->group(in);
+  cmd.add_option("--stream", args.stream,
+                 "read concatenated JPEG frames (MJPEG: rpicam-vid --codec mjpeg -o -, ffmpeg -f mjpeg -) from "
+                 "PATH or '-' (stdin); one record per frame, written as soon as it is done")
+      ->group(in);
+  cmd.add_flag("--latest", args.latest,
+               "with --stream: when inference is slower than the camera, process only the newest complete frame "
+               "(records say how many frames were skipped)")
+      ->group(in);
+  cmd.add_flag("--fast-decode", args.fast_decode,
+               "decode a JPEG at the smallest DCT scale (1/2, 1/4, 1/8) still at least the network input size: "
+               "much faster on camera photos, a slightly differently filtered input")
+      ->group(in);
+  cmd.add_flag("--exif-rotate", args.exif_rotate,
+               "turn a JPEG by its EXIF orientation before letterboxing (Darknet ignores it; holds the decoded "
+               "photo when it has to turn it)")
+      ->group(in);
+  cmd.add_option("--decoder", args.decoder,
+                 "JPEG decoder: auto (libjpeg-turbo, row by row) or stb (stb_image, as pjreddie's Darknet: its "
+                 "exact pixels, the whole photo in memory)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "stb"}))
+      ->group(in);
 
   const char* out = "Output";
   cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")

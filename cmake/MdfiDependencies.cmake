@@ -38,3 +38,17 @@ target_include_directories(mdfi_thirdparty SYSTEM INTERFACE
 target_compile_definitions(mdfi_thirdparty INTERFACE SPDLOG_HEADER_ONLY FMT_HEADER_ONLY)
 
 find_package(Threads REQUIRED)
+
+# Row-by-row image decoders (engine/row_decoder.h): libjpeg-turbo (Debian libjpeg62-turbo-dev;
+# SIMD decoding, a scanline API and DCT-domain scaling) and libpng (libpng-dev; a row API).
+# Cross builds link them statically, so the one binary copied to a Pi needs nothing besides
+# glibc and libstdc++ (and qemu-user runs it without the target's libraries installed).
+if(CMAKE_CROSSCOMPILING)
+  set(_mdfi_suffixes ${CMAKE_FIND_LIBRARY_SUFFIXES})
+  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+endif()
+find_package(JPEG REQUIRED)
+find_package(PNG REQUIRED)
+if(CMAKE_CROSSCOMPILING)
+  set(CMAKE_FIND_LIBRARY_SUFFIXES ${_mdfi_suffixes})
+endif()

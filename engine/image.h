@@ -3,6 +3,8 @@
 // floats in [0,1], its two-pass bilinear resize_image and letterbox_image (aspect kept, 0.5 pad).
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -33,7 +35,7 @@ class ImageU8 {
   const unsigned char* pixels() const { return pixels_; }
 
  private:
-  friend Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem);
+  friend Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem);
   unsigned char* pixels_ = nullptr;
   MemoryTracker* mem_ = nullptr;
 };
@@ -42,6 +44,14 @@ class ImageU8 {
 constexpr long long kMaxImagePixels = 64LL * 1000 * 1000;
 
 Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem);
+// The size an image's header declares against kMaxImagePixels and the stream's length (a
+// 20-byte file claiming 55 megapixels is a decompression bomb); no decoder runs.
+Status check_image_header(std::FILE* fp, const std::string& name);
+// stb_image's header read (what decode_image_u8 checks first), without decoding: the size and
+// the stream's length in bytes.
+Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes);
+// The same from an open stream (read from its start): stb_image's whole-image decode.
+Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem);
 Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem);  // float planar copy
 Result<Image> make_image(int w, int h, int c, MemoryTracker& mem, MemCategory cat = MemCategory::kOther);
 Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem);

@@ -98,16 +98,32 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
     ~Closer() { std::fclose(f); }
   } closer{fp};
   struct stat st {};
-  const bool have_stat = ::fstat(::fileno(fp), &st) == 0;
-  if (have_stat && S_ISDIR(st.st_mode))
+  if (::fstat(::fileno(fp), &st) == 0 && S_ISDIR(st.st_mode))
     return Result<ImageU8>(ErrorKind::kImage, path + ": is a directory, not an image");
+  return decode_image_u8(fp, path, mem);
+}
+
+// The size of what fp holds: fstat for a file, the end position for fmemopen's memory stream.
+static bool stream_size(std::FILE* fp, int64_t* size) {
+  struct stat st {};
+  const int fd = ::fileno(fp);
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return *size = st.st_size, true;
+  const long here = std::ftell(fp);
+  if (here < 0 || std::fseek(fp, 0, SEEK_END) != 0) return false;
+  *size = std::ftell(fp);
+  std::fseek(fp, here, SEEK_SET);
+  return *size >= 0;
+}
+
+// The header's size against the pixel limit and the file's size, before any decoder runs.
+static Status check_declared_size(std::FILE* fp, const std::string& path, bool have_stat, int64_t file_size) {
   // Our own header read first: stb refuses some huge headers itself but then reports only
   // "unknown image type" after trying every other format.
   const DeclaredSize declared = probe_image_size(fp);
   // Each side is checked first: two 32-bit PNG sides overflow even an int64 product.
   if (declared.known && (declared.w <= 0 || declared.h <= 0 || declared.w > kMaxImagePixels ||
                          declared.h > kMaxImagePixels || declared.w * declared.h > kMaxImagePixels))
-    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
+    return Status(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
                                                   std::to_string(declared.h) + ", " +
                                                   (declared.w <= 0 || declared.h <= 0
                                                        ? std::string("an empty image")
@@ -117,14 +133,28 @@ Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem) {
   // No image format packs more than ~10,000 pixels into a byte (deflate tops out near 1032:1 on
   // 1-bit pixels, GIF's LZW near 11,000:1), so a 20-byte file claiming 55 megapixels is a
   // decompression bomb: stb would allocate and clear ~0.5 GB and spend seconds before failing.
-  if (have_stat && declared.known && declared.w * declared.h > int64_t(st.st_size) * 16384)
-    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
+  if (have_stat && declared.known && declared.w * declared.h > file_size * 16384)
+    return Status(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
                                                   std::to_string(declared.h) + " but the file has only " +
-                                                  std::to_string(st.st_size) +
+                                                  std::to_string(file_size) +
                                                   " bytes; refused before decoding (truncated, or a decompression bomb)");
+  return Status::Ok();
+}
+
+Status check_image_header(std::FILE* fp, const std::string& name) {
+  int64_t file_size = 0;
+  const bool have_size = stream_size(fp, &file_size);
+  return check_declared_size(fp, name, have_size, file_size);
+}
+
+Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& path, MemoryTracker& mem) {
+  int64_t file_size = 0;
+  const bool have_stat = stream_size(fp, &file_size);
+  MDFI_RETURN_IF_ERROR(check_declared_size(fp, path, have_stat, file_size));
   const std::string bad_tables = jpeg_huffman_problem(fp);
   if (!bad_tables.empty())
     return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt JPEG: " + bad_tables + "; refused before decoding");
+  std::rewind(fp);
   int w = 0, h = 0, comp = 0;
   g_decode_tracker = &mem;
   g_decode_alloc_failed = false;
@@ -173,6 +203,31 @@ Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem) {
   for (int k = 0; k < 3; ++k)
     for (size_t i = 0; i < plane; ++i) dst[k * plane + i] = float(pixels[i * 3 + k]) / 255.f;
   return im;
+}
+
+Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes) {
+  if (!stream_size(fp, file_bytes)) *file_bytes = 0;
+  MDFI_RETURN_IF_ERROR(check_declared_size(fp, name, *file_bytes > 0, *file_bytes));
+  const std::string bad_tables = jpeg_huffman_problem(fp);
+  if (!bad_tables.empty()) return Status(ErrorKind::kImage, name + ": corrupt JPEG: " + bad_tables + "; refused before decoding");
+  std::rewind(fp);
+  int comp = 0;
+  // stb's header readers allocate a little (its JPEG reader a whole decoder struct).
+  MemoryTracker scratch;
+  g_decode_tracker = &scratch;
+  g_decode_alloc_failed = false;
+  const int ok = stbi_info_from_file(fp, w, h, &comp);
+  g_decode_tracker = nullptr;
+  if (!ok) {
+    if (g_decode_alloc_failed) return Status(ErrorKind::kOutOfMemory, name + ": out of memory reading the image header");
+    const char* why = stbi_failure_reason();
+    return Status(ErrorKind::kImage, name + ": not a decodable image (" + (why ? why : "unknown format") + ")");
+  }
+  if (*w <= 0 || *h <= 0 || (long long)*w * *h > kMaxImagePixels)
+    return Status(ErrorKind::kImage, name + ": image header says " + std::to_string(*w) + "x" + std::to_string(*h) +
+                                         ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
+                                         " megapixels; refused before decoding");
+  return Status::Ok();
 }
 
 }  // namespace mdfi

@@ -24,6 +24,18 @@ void* MemoryTracker::allocate(size_t bytes, MemCategory cat) {
   void* p = arena_ ? arena_->allocate(bytes, cat == MemCategory::kActivations)
                   : allocate_aligned_block((bytes + 63) / 64 * 64);
   if (!p && bytes) return nullptr;
+  count(bytes, cat);
+  return p;
+}
+
+bool MemoryTracker::account(size_t bytes, MemCategory cat) {
+  ++allocations_;
+  if (fail_at_ != 0 && allocations_ == fail_at_) return false;
+  count(bytes, cat);
+  return true;
+}
+
+void MemoryTracker::count(size_t bytes, MemCategory cat) {
   current_.bytes[size_t(cat)] += bytes;
   if (current_.bytes[size_t(cat)] > cat_peak_[size_t(cat)]) cat_peak_[size_t(cat)] = current_.bytes[size_t(cat)];
   if (current_.bytes[size_t(cat)] > phase_cat_peak_[size_t(cat)]) phase_cat_peak_[size_t(cat)] = current_.bytes[size_t(cat)];
@@ -32,7 +44,6 @@ void* MemoryTracker::allocate(size_t bytes, MemCategory cat) {
     at_peak_ = current_;
     peak_phase_ = phase_;
   }
-  return p;
 }
 
 void MemoryTracker::release(void* p, size_t bytes, MemCategory cat) {

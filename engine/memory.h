@@ -34,6 +34,10 @@ class MemoryTracker {
   // Returns nullptr when the allocation fails or an injected failure triggers.
   void* allocate(size_t bytes, MemCategory cat);
   void release(void* p, size_t bytes, MemCategory cat);
+  // Counts memory a library allocates itself (libjpeg's pools, libpng's row buffers): only the
+  // figures move, no pointer. Fails like allocate() when an injected failure triggers.
+  bool account(size_t bytes, MemCategory cat);
+  void unaccount(size_t bytes, MemCategory cat) { current_.bytes[size_t(cat)] -= bytes; }
   // Carve buffers from an arena that outlives this tracker (a batch keeps one for all images),
   // so memory is reused instead of faulted in afresh. Set it before the first allocation.
   void use_arena(Arena* arena) { arena_ = arena; }
@@ -72,6 +76,7 @@ class MemoryTracker {
   uint64_t allocations_ = 0;
   uint64_t fail_at_ = 0;
   Arena* arena_ = nullptr;
+  void count(size_t bytes, MemCategory cat);
 };
 
 // An owned, tracked float array. Move-only; frees itself.

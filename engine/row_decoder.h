@@ -1,0 +1,76 @@
+// Image decoders that hand out one row of 8-bit interleaved RGB at a time, so no
+// full-resolution image buffer exists unless the format forces one:
+//   JPEG - libjpeg-turbo's scanline API (SIMD, and DCT-domain scaling for --fast-decode);
+//   PNG  - libpng's row API (non-interlaced files);
+//   the rest (BMP, TGA, GIF, interlaced PNG, and JPEG under --decoder stb) - stb_image's
+//          whole-image decode, rows handed out from its buffer.
+// Every decoder's own allocations are counted in the MemoryTracker (libpng and stb through
+// their allocator hooks, libjpeg through its memory manager's request sizes), and opening a
+// decoder reads only the header and sets the decoder up: working_bytes() is then known before
+// a single pixel is decoded, which is what --max-mem and `mdfi plan IMAGE` check.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "memory.h"
+
+namespace mdfi {
+
+// Where the compressed bytes come from: a seekable stream positioned anywhere (decoders read
+// from its start): a regular file, or bytes already in memory (a pipe, a frame of an MJPEG
+// stream) through fmemopen(). `name` is what error messages call it. The caller closes it.
+struct ImageBytes {
+  std::string name;
+  std::FILE* file = nullptr;
+};
+
+enum class JpegDecoder { kLibjpeg, kStb };
+
+struct DecodeOptions {
+  JpegDecoder jpeg = JpegDecoder::kLibjpeg;
+  // --fast-decode: decode a JPEG at the smallest DCT scale (1/8, 1/4, 1/2) whose size is still
+  // at least what the resize needs: the letterboxed size (letterbox) or net_w x net_h.
+  bool fast = false;
+  int net_w = 0, net_h = 0;
+  bool letterbox = true;
+  bool exif_rotate = false;  // --exif-rotate: apply a JPEG's EXIF orientation
+};
+
+class RowDecoder {
+ public:
+  virtual ~RowDecoder() = default;
+  // The rows this decoder delivers (after DCT scaling and EXIF rotation).
+  int width() const { return w_; }
+  int height() const { return h_; }
+  // The image's own size (before DCT scaling; after EXIF rotation): what boxes are reported in.
+  int image_width() const { return image_w_; }
+  int image_height() const { return image_h_; }
+  // Decoder memory held now (tracked): its tables, row buffers, whole-image buffers if any.
+  size_t working_bytes() const { return working_; }
+  const char* name() const { return name_; }
+  // The next row, width() x 3 bytes. An error names the image and what is wrong with it.
+  virtual Status read_row(uint8_t* rgb) = 0;
+
+ protected:
+  int w_ = 0, h_ = 0, image_w_ = 0, image_h_ = 0;
+  size_t working_ = 0;
+  const char* name_ = "";
+};
+
+// Opens the right decoder for the bytes (by signature, not by file name) and reads the header.
+Result<std::unique_ptr<RowDecoder>> open_row_decoder(const ImageBytes& src, const DecodeOptions& opt,
+                                                     MemoryTracker& mem);
+
+// The individual decoders (row_decoder.cpp chooses among them).
+Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, const DecodeOptions& opt,
+                                                      MemoryTracker& mem);
+Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem);
+// nullptr (no error) from open_png_decoder means "interlaced: use the whole-image decoder".
+Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem);
+// Rows of a decoded image after an EXIF orientation (2..8): holds the whole image.
+Result<std::unique_ptr<RowDecoder>> rotate_rows(std::unique_ptr<RowDecoder> src, int orientation, MemoryTracker& mem);
+
+}  // namespace mdfi

@@ -1,0 +1,94 @@
+#include "row_resize.h"
+
+#include <cstring>
+
+namespace mdfi {
+
+namespace {
+// float(v) / 255.f for every byte: the value Darknet holds after its own u8 -> float step.
+struct ByteToFloat {
+  float v[256];
+  ByteToFloat() {
+    for (int i = 0; i < 256; ++i) v[i] = float(i) / 255.f;
+  }
+};
+const ByteToFloat kByte;
+}  // namespace
+
+size_t RowResizer::working_bytes(int dst_w) { return (size_t(6) * dst_w + size_t(2) * dst_w) * sizeof(float); }
+
+Result<RowResizer> RowResizer::make(int src_w, int src_h, const ResizeTarget& target, MemoryTracker& mem) {
+  if (target.dst_w < 1 || target.dst_h < 1 || src_w < 1 || src_h < 1)
+    return Result<RowResizer>(ErrorKind::kUsage, "cannot resize to or from an empty image");
+  RowResizer r;
+  r.t_ = target;
+  r.src_w_ = src_w;
+  r.src_h_ = src_h;
+  // A 1-pixel-wide or -high target would divide by zero (Darknet does); its only sample is 0.
+  r.w_scale_ = target.dst_w > 1 ? float(src_w - 1) / (target.dst_w - 1) : 0.f;
+  r.h_scale_ = target.dst_h > 1 ? float(src_h - 1) / (target.dst_h - 1) : 0.f;
+  auto rows = Buffer::make(mem, size_t(6) * target.dst_w, MemCategory::kOther, "the resize rows");
+  if (!rows.ok()) return rows.status();
+  r.rows_ = std::move(*rows);
+  auto cols = Buffer::make(mem, size_t(2) * target.dst_w, MemCategory::kOther, "the resize columns");
+  if (!cols.ok()) return cols.status();
+  r.columns_ = std::move(*cols);
+  float* c = r.columns_.data();
+  for (int x = 0; x < target.dst_w; ++x) {
+    int ix = src_w - 1;
+    float dx = 0;
+    if (!(x == target.dst_w - 1 || src_w == 1)) {
+      const float sx = x * r.w_scale_;
+      ix = int(sx);
+      dx = sx - ix;
+    }
+    std::memcpy(&c[2 * x], &ix, sizeof ix);
+    c[2 * x + 1] = dx;
+  }
+  return r;
+}
+
+void RowResizer::push_row(const uint8_t* rgb) {
+  if (rows_in_ >= src_h_) return;
+  const int w = t_.dst_w;
+  float* slot = rows_.data() + size_t(rows_in_ % 2) * 3 * w;
+  const float* c = columns_.data();
+  for (int k = 0; k < 3; ++k) {
+    float* dst = slot + size_t(k) * w;
+    for (int x = 0; x < w; ++x) {
+      int ix;
+      std::memcpy(&ix, &c[2 * x], sizeof ix);
+      if (x == w - 1 || src_w_ == 1) {
+        dst[x] = kByte.v[rgb[size_t(src_w_ - 1) * 3 + k]];
+      } else {
+        const float dx = c[2 * x + 1];
+        dst[x] = (1 - dx) * kByte.v[rgb[size_t(ix) * 3 + k]] + dx * kByte.v[rgb[size_t(ix + 1) * 3 + k]];
+      }
+    }
+  }
+  ++rows_in_;
+  emit_ready_rows();
+}
+
+void RowResizer::emit_ready_rows() {
+  const int w = t_.dst_w;
+  while (next_out_ < t_.dst_h) {
+    const int r = next_out_;
+    const float sy = r * h_scale_;
+    const int iy = int(sy);
+    const float dy = sy - iy;
+    const bool blend = !(r == t_.dst_h - 1 || src_h_ == 1);
+    if (iy + (blend ? 1 : 0) >= rows_in_) return;  // needs a row not decoded yet
+    for (int k = 0; k < 3; ++k) {
+      float* row = t_.out + (size_t(k) * t_.out_h + r + t_.off_y) * t_.out_w + t_.off_x;
+      const float* top = rows_.data() + size_t(iy % 2) * 3 * w + size_t(k) * w;
+      for (int x = 0; x < w; ++x) row[x] = (1 - dy) * top[x];
+      if (!blend) continue;
+      const float* bot = rows_.data() + size_t((iy + 1) % 2) * 3 * w + size_t(k) * w;
+      for (int x = 0; x < w; ++x) row[x] += dy * bot[x];
+    }
+    ++next_out_;
+  }
+}
+
+}  // namespace mdfi
