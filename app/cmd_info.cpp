@@ -1,5 +1,6 @@
 // `mdfi info`: the layer table and totals, optionally validating a weights file.
 // `mdfi plan`: the predicted per-layer heap and peak, without weights or images.
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
@@ -8,7 +9,9 @@
 #include "layer_catalog.h"
 #include "layer_table.h"
 #include "model_args.h"
+#include "arena_plan.h"
 #include "plan.h"
+#include "run_common.h"
 #include "weights.h"
 
 namespace mdfi::app {
@@ -55,21 +58,38 @@ Action add_info_command(CLI::App& app) {
 }
 
 Action add_plan_command(CLI::App& app) {
-  auto args = std::make_shared<ModelArgs>();
-  CLI::App* cmd = app.add_subcommand("plan", "predict per-layer heap and the peak, without weights or images");
-  add_model_options(*cmd, *args, "yolov3", false);
-  return [args]() {
-    auto m = resolve_model(*args, "yolov3", false);
+  auto args = std::make_shared<RunArgs>();
+  auto image = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "predict per-layer heap and the peak without weights; with an IMAGE, its decoding and letterboxing too");
+  add_model_options(*cmd, args->model, "yolov3", false);
+  cmd->add_option("image", *image, "an image: its header gives the preprocessing memory (nothing is decoded)");
+  cmd->add_flag("--fast-decode", args->fast_decode, "as detect/classify --fast-decode");
+  cmd->add_flag("--exif-rotate", args->exif_rotate, "as detect/classify --exif-rotate");
+  cmd->add_option("--decoder", args->decoder, "as detect/classify --decoder")->check(CLI::IsMember({"auto", "stb"}));
+  return [args, image]() {
+    auto m = resolve_model(args->model, "yolov3", false);
     if (!m.ok()) return report(m.status());
-    auto net = build_model(*m, *args);
+    auto net = build_model(*m, args->model);
     if (!net.ok()) return report(net.status());
     print_warnings(*net);
     const Plan plan = make_plan(*net);
     print_layer_table(stdout, *net, &plan);
     print_totals(stdout, *net);
     const auto& peak = net->layers[size_t(plan.peak_layer)];
-    std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; network only, before image buffers)\n",
-                format_bytes(plan.peak_bytes).c_str(), plan.peak_layer, peak->kind(), plan.peak_bytes);
+    std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; the network)\n", format_bytes(plan.peak_bytes).c_str(),
+                plan.peak_layer, peak->kind(), plan.peak_bytes);
+    if (image->empty()) return int(kExitOk);
+    auto e = estimate_preprocess(*net, *args, *image, plan_arena(plan, true).size);  // a single image's arena
+    if (!e.ok()) return report(e.status());
+    std::printf("image %s: %dx%d, decoded at %dx%d by %s; preprocessing heap %s (decoder and resize %s beside the "
+                "network's arena)\n",
+                image->c_str(), e->image_w, e->image_h, e->decoded_w, e->decoded_h, e->decoder,
+                format_bytes(e->peak_bytes).c_str(), format_bytes(e->setup_bytes).c_str());
+    const size_t whole = std::max(plan.peak_bytes, e->peak_bytes);
+    std::printf("predicted peak with this image: %s at %s (%zu bytes)\n", format_bytes(whole).c_str(),
+                e->peak_bytes > plan.peak_bytes ? "image preprocessing" : ("layer " + std::to_string(plan.peak_layer)).c_str(),
+                whole);
     return int(kExitOk);
   };
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -206,7 +207,17 @@ NetworkInputSpec input_spec(const Network& net) {
 
 }  // namespace
 
-Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path) {
+// The heap while an image is decoded: without an arena, the decoder, resizer and network input
+// (and an image read from a pipe); with one, the arena is allocated whole as soon as the input
+// is asked for, and the resizer rows fit in its free part, so the heap is the arena plus what
+// the decoder holds outside it.
+size_t preprocess_heap(const ImageInput& in, size_t held_bytes, size_t arena_bytes) {
+  if (!arena_bytes) return in.peak_bytes() + held_bytes;
+  return std::max(in.peak_bytes(), arena_bytes + in.decoder_bytes()) + held_bytes;
+}
+
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path,
+                                               size_t arena_bytes) {
   MemoryTracker mem;
   OpenedImage o;
   MDFI_RETURN_IF_ERROR(open_image(ImageSource{path, nullptr}, mem, o));
@@ -219,7 +230,7 @@ Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs
   e.decoded_h = in->decoded_height();
   e.decoder = in->decoder_name();
   e.setup_bytes = in->setup_bytes() + o.counted;
-  e.peak_bytes = in->peak_bytes() + o.counted;
+  e.peak_bytes = preprocess_heap(*in, o.counted, arena_bytes);
   return e;
 }
 
@@ -238,7 +249,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
     run.img_w = in->image_width();
     run.img_h = in->image_height();
     run.decoder = in->decoder_name();
-    run.preprocess_peak = in->peak_bytes() + opened.counted;
+    run.preprocess_peak = preprocess_heap(*in, opened.counted, mem.arena_capacity());
     if (pm.budget && run.preprocess_peak > pm.budget)
       return Result<ImageRun>(ErrorKind::kBudget,
                               path + ": decoding and letterboxing this " + std::to_string(run.img_w) + "x" +
@@ -249,6 +260,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
     // input itself (no copy).
     auto boxed = in->decode(MemCategory::kActivations);
     if (!boxed.ok()) return boxed.status();
+    mem.raise_peak(run.preprocess_peak);
     input = std::move(*boxed);
   }
   std::string dump;
@@ -311,7 +323,7 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
                mem.peak_phase() < 0 ? "image preprocessing" : ("layer " + std::to_string(mem.peak_phase())).c_str(),
                format_bytes(p.of(MemCategory::kWeights)).c_str(), format_bytes(p.of(MemCategory::kActivations)).c_str(),
                format_bytes(p.of(MemCategory::kWorkspace)).c_str(), format_bytes(p.of(MemCategory::kOther)).c_str(),
-               format_bytes(pm.plan.peak_bytes).c_str(), format_bytes(peak_rss_bytes()).c_str());
+               format_bytes(std::max(pm.plan.peak_bytes, run.preprocess_peak)).c_str(), format_bytes(peak_rss_bytes()).c_str());
   if (pm.device)  // with --backend opencl the per-layer weights/workspace/activations columns are device bytes
     std::fprintf(out, "peak device memory: %s at %s on %s\n", format_bytes(run.device_mem.peak).c_str(),
                  run.device_mem.peak_layer < 0 ? "the input upload" : ("layer " + std::to_string(run.device_mem.peak_layer)).c_str(),
@@ -338,7 +350,8 @@ Status write_mem_report_json(const std::string& path, const PreparedModel& pm, c
                "\"peak_workspace\": %zu, \"peak_other\": %zu, \"predicted_peak_bytes\": %zu, \"predicted_peak_layer\": %d, "
                "\"peak_rss_bytes\": %zu, \"device_peak_bytes\": %llu, \"device_peak_layer\": %d}\n",
                mem.peak(), mem.peak_phase(), p.of(MemCategory::kWeights), p.of(MemCategory::kActivations),
-               p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), pm.plan.peak_bytes, pm.plan.peak_layer,
+               p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), std::max(pm.plan.peak_bytes, run.preprocess_peak),
+               run.preprocess_peak > pm.plan.peak_bytes ? -1 : pm.plan.peak_layer,
                peak_rss_bytes(), static_cast<unsigned long long>(run.device_mem.peak), run.device_mem.peak_layer);
   if (std::fclose(f) != 0) return Status(ErrorKind::kIo, path + ": write failed");
   return Status::Ok();

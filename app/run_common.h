@@ -99,7 +99,9 @@ struct PreprocessEstimate {
   size_t setup_bytes = 0, peak_bytes = 0;
 };
 
-Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path);
+// arena_bytes: the size of the run's arena (plan_arena), 0 when it runs without one.
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path,
+                                               size_t arena_bytes);
 
 // Decodes the image, letterboxes it to the network size and runs the network. With a budget
 // (pm.budget), an image whose preprocessing would take the run over it is refused (kBudget)

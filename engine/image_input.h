@@ -29,6 +29,8 @@ class ImageInput {
   const char* decoder_name() const { return decoder_->name(); }
   // Decoder, row and resizer memory held before decoding starts (the input buffer excluded).
   size_t setup_bytes() const { return setup_bytes_; }
+  // The decoder's own part of it (libjpeg's and libpng's buffers live outside any arena).
+  size_t decoder_bytes() const { return decoder_->working_bytes(); }
   // setup_bytes() plus the network input: the preprocessing peak.
   size_t peak_bytes() const { return setup_bytes_ + input_bytes_; }
 

@@ -53,6 +53,13 @@ void MemoryTracker::release(void* p, size_t bytes, MemCategory cat) {
   current_.bytes[size_t(cat)] -= bytes;
 }
 
+void MemoryTracker::raise_peak(size_t total_bytes) {
+  if (total_bytes <= at_peak_.total()) return;
+  at_peak_ = current_;
+  if (total_bytes > current_.total()) at_peak_.bytes[size_t(MemCategory::kOther)] += total_bytes - current_.total();
+  peak_phase_ = phase_;
+}
+
 void MemoryTracker::reset_peak() {
   at_peak_ = current_;
   peak_phase_ = phase_;

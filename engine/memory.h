@@ -38,6 +38,12 @@ class MemoryTracker {
   // figures move, no pointer. Fails like allocate() when an injected failure triggers.
   bool account(size_t bytes, MemCategory cat);
   void unaccount(size_t bytes, MemCategory cat) { current_.bytes[size_t(cat)] -= bytes; }
+  // Raises the peak to `total_bytes` now when the heap is known to hold more than the tracked
+  // buffers: while an image is decoded, the arena is already allocated whole (its unused part
+  // shows as "other"). The current figures are unchanged.
+  void raise_peak(size_t total_bytes);
+  // The arena's size (0 without one): what it holds once its first buffer is asked for.
+  size_t arena_capacity() const { return arena_ ? arena_->capacity() : 0; }
   // Carve buffers from an arena that outlives this tracker (a batch keeps one for all images),
   // so memory is reused instead of faulted in afresh. Set it before the first allocation.
   void use_arena(Arena* arena) { arena_ = arena; }
