@@ -160,6 +160,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.height = run->img_h;
     rec.time_ms = run->ms;
     post(*pm, args, *run, rec);
+    stats.peak_heap = std::max(stats.peak_heap, mem.peak());  // post-processing counts too
     ++stats.ok;
     stats.add_time(run->ms);
     writer->write(out.file(), rec);

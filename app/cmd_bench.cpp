@@ -48,6 +48,8 @@ Action add_bench_command(CLI::App& app) {
                 "keep prepared weights across the runs (as a batch with --keep-weights does) instead of streaming them");
   cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
+  cmd->add_flag("--fast-decode", a->run.fast_decode, "as detect --fast-decode");
+  cmd->add_option("--decoder", a->run.decoder, "as detect --decoder")->check(CLI::IsMember({"auto", "stb"}));
   return [a]() {
     if (a->image.empty()) return report(Status(ErrorKind::kUsage, "bench needs an IMAGE to run, e.g. 'mdfi bench --net yolov3-tiny dog.jpg'"));
     a->run.images = {a->image};

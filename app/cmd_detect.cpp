@@ -11,13 +11,31 @@ namespace mdfi::app {
 
 static void detections_of(const PreparedModel& pm, const RunArgs& args, const ImageRun& run, ImageResult& r) {
   const DetectOptions& opt = args.detect;
+  // Post-processing's vectors are counted in the run's tracker while they live, so the reported
+  // peak is the process's even when an untrained model yields 10^5 boxes.
+  struct Counted {
+    MemoryTracker* mem;
+    size_t bytes = 0;
+    void set(size_t b) {
+      if (!mem) return;
+      if (b > bytes) mem->account(b - bytes, MemCategory::kOther);
+      else mem->unaccount(bytes - b, MemCategory::kOther);
+      bytes = b;
+    }
+    ~Counted() { set(0); }
+  } dets_mem{run.mem}, found_mem{run.mem}, records_mem{run.mem};
   std::vector<Detection> dets = network_detections(pm.net, run.out, run.img_w, run.img_h, opt);
+  size_t det_bytes = dets.capacity() * sizeof(Detection);
+  for (const Detection& d : dets) det_bytes += d.prob.capacity() * sizeof(float) + 16;  // + malloc's header
+  dets_mem.set(det_bytes);
   const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
   if (opt.nms > 0) network_nms(pm.net, dets, ncls, opt.nms);
   std::vector<Found> found = collect_found(dets, run.img_w, run.img_h, opt.thresh);
+  found_mem.set(found.capacity() * sizeof(Found));
   // Each stage is freed before the next is built: an untrained or odd model can yield 10^5
   // boxes, and post-processing must not outgrow the network's own peak.
   std::vector<Detection>().swap(dets);
+  dets_mem.set(0);
   if (args.top > 0 && found.size() > size_t(args.top)) {
     // Darknet's order is kept for the boxes that remain.
     std::vector<size_t> idx(found.size());
@@ -30,6 +48,7 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     found = std::move(kept);
   }
   r.detections.reserve(found.size());
+  records_mem.set(r.detections.capacity() * sizeof(DetectionRecord));
   for (const Found& f : found) {
     DetectionRecord d;
     d.class_id = f.class_id;

@@ -237,6 +237,7 @@ Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs
 Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src, MemoryTracker& mem,
                            size_t image_index) {
   ImageRun run;
+  run.mem = &mem;
   const std::string& path = src.name;
   const auto t0 = std::chrono::steady_clock::now();
   mem.set_phase(-1);

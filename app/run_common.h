@@ -79,6 +79,7 @@ struct ImageRun {
   double ms = 0;          // the whole pipeline: decode, letterbox, network
   double forward_ms = 0;  // the network alone (weights streamed in), as OpenCV's net.forward() is timed
   const char* decoder = "";  // which decoder read the image
+  MemoryTracker* mem = nullptr;  // the run's tracker, for post-processing to count its buffers in
   size_t preprocess_peak = 0;  // predicted preprocessing heap: decoder, resizer, network input
 };
 

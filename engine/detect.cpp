@@ -64,12 +64,28 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
     const size_t hw = size_t(l->out.w) * l->out.h;
     const size_t per_anchor = hw * (l->classes + 5);
     const size_t first = dets.size();
+    // Only candidates with some class over the threshold are kept: a box whose every class
+    // score is 0 neither suppresses another in NMS nor prints, and an untrained or odd model
+    // has tens of thousands of cells over the objectness threshold. Counted first, so the
+    // vector is allocated once at its size (no doubling on a 25,200-cell head).
+    auto any_class = [&](const float* p, float objectness) {
+      for (int j = 0; j < l->classes; ++j)
+        if (objectness * p[(5 + j) * hw] > opt.thresh) return true;
+      return false;
+    };
+    size_t count = 0;
+    for (size_t i = 0; i < hw; ++i)
+      for (int n = 0; n < l->n(); ++n) {
+        const float* p = pred + n * per_anchor + i;
+        if (p[4 * hw] > opt.thresh && any_class(p, p[4 * hw])) ++count;
+      }
+    dets.reserve(dets.size() + count);
     for (size_t i = 0; i < hw; ++i) {
       const int row = int(i / l->out.w), col = int(i % l->out.w);
       for (int n = 0; n < l->n(); ++n) {
         const float* p = pred + n * per_anchor + i;
         const float objectness = p[4 * hw];
-        if (objectness <= opt.thresh) continue;
+        if (objectness <= opt.thresh || !any_class(p, objectness)) continue;
         Detection d;
         const int a = l->mask[n];
         d.bbox.x = (col + p[0]) / l->out.w;
@@ -181,6 +197,10 @@ void nms_sort(std::vector<Detection>& dets, int classes, float thresh) {
 
 std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, int img_h, float thresh) {
   std::vector<Found> found;
+  size_t count = 0;  // allocated once at its size
+  for (const Detection& d : dets)
+    for (float p : d.prob) count += p > thresh;
+  found.reserve(count);
   for (const Detection& d : dets) {
     for (size_t j = 0; j < d.prob.size(); ++j) {
       if (!(d.prob[j] > thresh)) continue;

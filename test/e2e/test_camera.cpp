@@ -1,0 +1,360 @@
+// Camera-sized images and streams (issue 14) through the real binary: 12 and 48 megapixel
+// JPEGs and PNGs made here from dog.png (never committed), MJPEG frames through a pipe, and a
+// slow `--list -` producer. Real weights: Yolo-Fastest-1.1(-XL) from ../shared/models.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "image.h"
+#include "support.h"
+
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#include <stb_image_write.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+using namespace mdfi;
+using namespace mdfi::test;
+using json = nlohmann::json;
+
+namespace {
+
+struct Model {
+  std::string cfg, weights, names;
+  std::string args() const { return "-c " + cfg + " -w " + weights + " --names " + names; }
+};
+
+Model yolo_fastest(bool xl) {
+  const std::string dir = xl ? "models/yolo-fastest-1.1-xl-coco/" : "models/yolo-fastest-1.1-coco/";
+  const std::string stem = xl ? "yolo-fastest-1.1-xl" : "yolo-fastest-1.1";
+  return {shared_path(dir + stem + ".cfg"), shared_path(dir + stem + ".weights"), shared_path(dir + "coco.names")};
+}
+
+// dog.png scaled up to w x h (bilinear), interleaved RGB.
+std::vector<uint8_t> upscaled_dog(int w, int h) {
+  MemoryTracker mem;
+  auto src = load_image_u8(shared_path("models/images/dog.png"), mem);
+  REQUIRE(src.ok());
+  std::vector<uint8_t> out(size_t(w) * h * 3);
+  const auto* p = src->pixels();
+  for (int y = 0; y < h; ++y) {
+    const float sy = (y + .5f) * src->h / h - .5f;
+    const int y0 = std::max(0, int(std::floor(sy))), y1 = std::min(src->h - 1, y0 + 1);
+    const float fy = std::min(1.f, std::max(0.f, sy - y0));
+    for (int x = 0; x < w; ++x) {
+      const float sx = (x + .5f) * src->w / w - .5f;
+      const int x0 = std::max(0, int(std::floor(sx))), x1 = std::min(src->w - 1, x0 + 1);
+      const float fx = std::min(1.f, std::max(0.f, sx - x0));
+      for (int k = 0; k < 3; ++k) {
+        auto at = [&](int xx, int yy) { return float(p[(size_t(yy) * src->w + xx) * 3 + k]); };
+        const float v = (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x1, y0)) + fy * ((1 - fx) * at(x0, y1) + fx * at(x1, y1));
+        out[(size_t(y) * w + x) * 3 + k] = uint8_t(std::lround(v));
+      }
+    }
+  }
+  return out;
+}
+
+std::string write_photo(const std::string& dir, int w, int h, bool png) {
+  const std::string path = dir + "/dog_" + std::to_string(w) + "x" + std::to_string(h) + (png ? ".png" : ".jpg");
+  const std::vector<uint8_t> px = upscaled_dog(w, h);
+  stbi_write_png_compression_level = 1;  // the encoder's speed, not the test's subject
+  const int ok = png ? stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3) : stbi_write_jpg(path.c_str(), w, h, 3, px.data(), 90);
+  REQUIRE(ok);
+  return path;
+}
+
+size_t network_peak(const Model& m) {
+  const CommandResult r = run_command("'" + mdfi_binary() + "' plan -c '" + m.cfg + "'");
+  REQUIRE(r.exit_code == 0);
+  const size_t at = r.out.find("bytes; the network");
+  REQUIRE(at != std::string::npos);
+  const size_t open = r.out.rfind('(', at);
+  return size_t(std::stoull(r.out.substr(open + 1)));
+}
+
+json detections(const std::string& json_text) {
+  const json j = json::parse(json_text);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 1);
+  return j[0];
+}
+
+// JPEG decoders differ by a few grey levels: the same classes, confidence within 0.01 and the box
+// within 2 pixels of the network input (scaled to the photo).
+void require_close(const json& a, const json& b, double px_per_net_px) {
+  REQUIRE(a["detections"].size() == b["detections"].size());
+  for (size_t i = 0; i < a["detections"].size(); ++i) {
+    const json& da = a["detections"][i];
+    const json& db = b["detections"][i];
+    CHECK(da["class_id"] == db["class_id"]);
+    CHECK(std::fabs(da["confidence"].get<double>() - db["confidence"].get<double>()) <= 0.01);
+    for (const char* k : {"x", "y", "w", "h"})
+      CHECK(std::fabs(da["box"][k].get<double>() - db["box"][k].get<double>()) <= 2 * px_per_net_px + 1);
+  }
+}
+
+// A child process with its stdin and stdout on pipes.
+struct Child {
+  pid_t pid = -1;
+  int in = -1, out = -1;
+  std::string buffered;
+
+  explicit Child(const std::string& cmd) {
+    int to[2], from[2];
+    REQUIRE(::pipe(to) == 0);
+    REQUIRE(::pipe(from) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(to[0], 0);
+      ::dup2(from[1], 1);
+      ::close(to[1]);
+      ::close(from[0]);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(to[0]);
+    ::close(from[1]);
+    in = to[1];
+    out = from[0];
+    ::signal(SIGPIPE, SIG_IGN);
+  }
+  void write_all(const void* data, size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n) {
+      const ssize_t w = ::write(in, p, n);
+      if (w <= 0) return;  // the reader is gone: what it printed tells the test what happened
+      p += w;
+      n -= size_t(w);
+    }
+  }
+  void close_input() {
+    if (in >= 0) ::close(in);
+    in = -1;
+  }
+  // The next line of stdout, or "" after timeout_ms without one.
+  std::string read_line(int timeout_ms) {
+    while (true) {
+      const size_t nl = buffered.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffered.substr(0, nl);
+        buffered.erase(0, nl + 1);
+        return line;
+      }
+      pollfd p{out, POLLIN, 0};
+      if (::poll(&p, 1, timeout_ms) <= 0) return "";
+      char buf[4096];
+      const ssize_t n = ::read(out, buf, sizeof buf);
+      if (n <= 0) return "";
+      buffered.append(buf, size_t(n));
+    }
+  }
+  int wait() {
+    close_input();
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ::close(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+void add_jpeg_bytes(void* ctx, void* data, int size) {
+  auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+  v->insert(v->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+}
+
+// 640x480 frames: dog.png shifted a little each frame, so frames differ.
+std::vector<std::vector<uint8_t>> mjpeg_frames(int n) {
+  const std::vector<uint8_t> base = upscaled_dog(640 + 64, 480);
+  std::vector<std::vector<uint8_t>> frames(static_cast<size_t>(n));
+  std::vector<uint8_t> px(size_t(640) * 480 * 3);
+  for (int f = 0; f < n; ++f) {
+    const int shift = f % 64;
+    for (int y = 0; y < 480; ++y)
+      std::memcpy(&px[size_t(y) * 640 * 3], &base[(size_t(y) * 704 + shift) * 3], 640 * 3);
+    REQUIRE(stbi_write_jpg_to_func(add_jpeg_bytes, &frames[size_t(f)], 640, 480, 3, px.data(), 85));
+  }
+  return frames;
+}
+
+std::string summary_peak(const std::string& stderr_text) {
+  const size_t at = stderr_text.find("peak heap ");
+  REQUIRE(at != std::string::npos);
+  return stderr_text.substr(at, stderr_text.find(' ', at + 10) - at);
+}
+
+}  // namespace
+
+TEST_CASE("camera photos: 12 and 48 megapixels in the network's plan + 2 MB, as predicted", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const size_t net_peak = network_peak(m);
+  const std::string dir = tmp_dir("camera_photos");
+  for (bool png : {false, true})
+    for (auto size : {std::pair<int, int>{4000, 3000}, std::pair<int, int>{8000, 6000}}) {
+      const std::string img = write_photo(dir, size.first, size.second, png);
+      INFO(img);
+      const std::string report = dir + "/report.json";
+      const CommandResult r = run_command("'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args() +
+                                          " --mem-report='" + report + "' '" + img + "'");
+      REQUIRE(r.exit_code == 0);
+      std::ifstream f(report);
+      const json rep = json::parse(f);
+      const size_t peak = rep["peak_bytes"], predicted = rep["predicted_peak_bytes"];
+      CHECK(peak <= net_peak + 2000000);
+      CHECK(std::fabs(double(peak) - double(predicted)) <= 0.01 * double(predicted));
+      // mdfi plan IMAGE predicts the same figure before a pixel is decoded.
+      const CommandResult plan = run_command("'" + mdfi_binary() + "' plan -c '" + m.cfg + "' '" + img + "'");
+      REQUIRE(plan.exit_code == 0);
+      CHECK(plan.out.find("(" + std::to_string(predicted) + " bytes)") != std::string::npos);
+      // The old path: stb_image decodes the whole photo, then Darknet's resize of it.
+      const CommandResult old = run_command("'" + mdfi_binary() + "' detect -q -j2 -f json --decoder stb " + m.args() +
+                                            " '" + img + "'");
+      REQUIRE(old.exit_code == 0);
+      if (png)  // libpng rows and stb's whole image are the same pixels: identical results
+        CHECK(detections(r.out)["detections"] == detections(old.out)["detections"]);
+      else
+        require_close(detections(r.out), detections(old.out), double(size.first) / 320);
+      // A budget under the prediction is refused before decoding, with exit 4.
+      const CommandResult over = run_command("'" + mdfi_binary() + "' detect -q -j2 " + m.args() + " --max-mem " +
+                                             std::to_string(predicted - 50000) + " '" + img + "'");
+      CHECK(over.exit_code == 4);
+      CHECK(over.err.find("refused before decoding") != std::string::npos);
+    }
+}
+
+TEST_CASE("MJPEG stream through a pipe: a record per frame as it is done, bad frames recorded", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  const auto frames = mjpeg_frames(300);
+  const std::string cmd = "'" + mdfi_binary() + "' detect -j2 -f jsonl --stream - " + m.args() + " 2>" +
+                          tmp_dir("camera_stream") + "/err.txt";
+  Child c(cmd);
+  c.write_all(frames[0].data(), frames[0].size());
+  // The producer waits: the first record must come while the pipe is still open.
+  const std::string first = c.read_line(60000);
+  REQUIRE(!first.empty());
+  const json j0 = json::parse(first);
+  CHECK(j0["frame"] == 0);
+  CHECK(j0["read_at"].get<double>() > 1.7e9);
+  CHECK(j0.contains("detections"));
+  // The rest from another thread, so the records are read while frames are still written
+  // (a full stdout pipe would otherwise stop mdfi, and with it the writer).
+  std::thread producer([&] {
+    for (size_t i = 1; i < frames.size(); ++i) {
+      if (i == 150) {  // a frame cut in the middle of its data, then the stream goes on
+        c.write_all(frames[i].data(), frames[i].size() / 2);
+        continue;
+      }
+      c.write_all(frames[i].data(), frames[i].size());
+    }
+    c.close_input();
+  });
+  std::vector<json> records{j0};
+  for (std::string line; !(line = c.read_line(120000)).empty();) records.push_back(json::parse(line));
+  producer.join();
+  CHECK(c.wait() == 3);
+  REQUIRE(records.size() == 300);
+  for (size_t i = 0; i < records.size(); ++i) CHECK(records[i]["frame"] == long(i));
+  CHECK(records[150].contains("error"));
+  CHECK(records[149].contains("detections"));
+  CHECK(records[151].contains("detections"));
+  // The heap after 300 frames is the heap after 10.
+  const std::string dir = tmp_dir("camera_stream_peak");
+  std::ofstream ten(dir + "/ten.mjpeg", std::ios::binary), all(dir + "/all.mjpeg", std::ios::binary);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (i < 10) ten.write(reinterpret_cast<const char*>(frames[i].data()), std::streamsize(frames[i].size()));
+    all.write(reinterpret_cast<const char*>(frames[i].data()), std::streamsize(frames[i].size()));
+  }
+  ten.close();
+  all.close();
+  const CommandResult r10 = run_command("cat " + dir + "/ten.mjpeg | '" + mdfi_binary() + "' detect -j2 -f jsonl --stream - " + m.args());
+  const CommandResult r300 = run_command("cat " + dir + "/all.mjpeg | '" + mdfi_binary() + "' detect -j2 -f jsonl --stream - " + m.args());
+  REQUIRE(r10.exit_code == 0);
+  REQUIRE(r300.exit_code == 0);
+  CHECK(summary_peak(r10.err) == summary_peak(r300.err));
+}
+
+TEST_CASE("MJPEG stream --latest: a fast producer's frames are skipped and counted", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const auto frames = mjpeg_frames(120);
+  const std::string dir = tmp_dir("camera_latest");
+  std::ofstream all(dir + "/all.mjpeg", std::ios::binary);
+  for (const auto& f : frames) all.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size()));
+  all.close();
+  const CommandResult r = run_command("cat " + dir + "/all.mjpeg | '" + mdfi_binary() +
+                                      "' detect -j1 -f jsonl --stream - --latest " + m.args());
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  size_t records = 0, skipped = 0;
+  long last = -1;
+  for (std::string line; std::getline(lines, line);) {
+    const json j = json::parse(line);
+    CHECK(j["frame"].get<long>() > last);
+    last = j["frame"];
+    skipped += j.value("skipped", size_t(0));
+    ++records;
+  }
+  CHECK(records < 120);
+  CHECK(skipped > 0);
+  CHECK(last == 119);  // the newest frame is always the last one processed
+  CHECK(records + skipped == 120);
+}
+
+TEST_CASE("--list - with a slow producer: each record as its line arrives", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  Child c("'" + mdfi_binary() + "' detect -q -j2 -f jsonl --list - " + m.args());
+  const std::string first_path = shared_path("models/images/dog.png") + "\n";
+  c.write_all(first_path.data(), first_path.size());
+  const std::string first = c.read_line(60000);
+  REQUIRE(!first.empty());  // before the second path is even written
+  CHECK(json::parse(first)["image"] == shared_path("models/images/dog.png"));
+  const std::string second_path = shared_path("models/images/eagle.png") + "\n";
+  c.write_all(second_path.data(), second_path.size());
+  const std::string second = c.read_line(60000);
+  REQUIRE(!second.empty());
+  CHECK(json::parse(second)["image"] == shared_path("models/images/eagle.png"));
+  CHECK(c.wait() == 0);
+}
+
+TEST_CASE("images from stdin, a FIFO and /dev/stdin", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  const std::string img = shared_path("models/images/dog.png");
+  const std::string bin = "'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args();
+  const CommandResult direct = run_command(bin + " '" + img + "'");
+  REQUIRE(direct.exit_code == 0);
+  const json want = detections(direct.out)["detections"];
+  const CommandResult dash = run_command("cat '" + img + "' | " + bin + " -");
+  REQUIRE(dash.exit_code == 0);
+  CHECK(detections(dash.out)["detections"] == want);
+  const CommandResult devstdin = run_command("cat '" + img + "' | " + bin + " /dev/stdin");
+  REQUIRE(devstdin.exit_code == 0);
+  CHECK(detections(devstdin.out)["detections"] == want);
+  const std::string fifo = tmp_dir("camera_fifo") + "/photo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const CommandResult viafifo = run_command("(cat '" + img + "' > '" + fifo + "' &) ; " + bin + " '" + fifo + "'");
+  REQUIRE(viafifo.exit_code == 0);
+  CHECK(detections(viafifo.out)["detections"] == want);
+}
