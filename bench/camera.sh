@@ -24,7 +24,12 @@ im = cv2.imread('/usr/share/darknet/data/dog.jpg')
 for w, h in [(4056, 3040), (8000, 6000)]:
     cv2.imwrite(f'{work}/photo_{w}x{h}.jpg', cv2.resize(im, (w, h), interpolation=cv2.INTER_LINEAR),
                 [cv2.IMWRITE_JPEG_QUALITY, 90])
+cv2.imwrite(f'{work}/photo_16x16.jpg', cv2.resize(im, (16, 16)), [cv2.IMWRITE_JPEG_QUALITY, 90])
 PY
+# A network that costs nothing (avgpool + softmax over a 320x320 input), so a whole mdfi command
+# is process start, decoding and letterboxing.
+printf '[net]\nwidth=320\nheight=320\nchannels=3\n\n[avgpool]\n\n[softmax]\n' > "$WORK/pool.cfg"
+[ -f "$WORK/pool.weights" ] || "$MDFI" -q gen-weights -c "$WORK/pool.cfg" -o "$WORK/pool.weights"
 [ -f "$WORK/yolov3.weights" ] || "$MDFI" -q gen-weights --net yolov3 -o "$WORK/yolov3.weights"
 
 peak_heap_mb() {
@@ -66,3 +71,23 @@ printf '| decode + letterbox, 4056x3040 JPEG | ms (median of %s) | vs stb_image 
 printf '| stb_image, whole image (--decoder stb, the old path) | %s | 1.00 | |\n' "$stb"
 printf '| libjpeg-turbo row by row (default) | %s | %s | <= 0.5 |\n' "$rows" "$(python3 -c "print('%.2f' % ($rows/$stb))")"
 printf '| libjpeg-turbo --fast-decode | %s | %s | <= 0.15 |\n' "$fast" "$(python3 -c "print('%.2f' % ($fast/$stb))")"
+
+# Instructions (valgrind's callgrind: the same count whatever else the machine is doing) of
+# decoding + letterboxing: the command on the 12 MP photo minus the same command on a 16x16 one.
+if command -v valgrind >/dev/null; then
+  insns() {  # image, extra args...
+    local img=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$MDFI" classify -q -j1 -c "$WORK/pool.cfg" \
+      -w "$WORK/pool.weights" "$@" "$img" 2>&1 >/dev/null | awk '/Collected/ {print $NF}'
+  }
+  echo
+  printf '| decode + letterbox, 4056x3040 JPEG | instructions (M) | vs stb_image path | target |\n|---|---|---|---|\n'
+  base=$(insns "$WORK/photo_16x16.jpg")
+  i_stb=$(( $(insns "$WORK/photo_4056x3040.jpg" --decoder stb) - base ))
+  i_row=$(( $(insns "$WORK/photo_4056x3040.jpg") - base ))
+  i_fast=$(( $(insns "$WORK/photo_4056x3040.jpg" --fast-decode) - base ))
+  printf '| stb_image, whole image (--decoder stb, the old path) | %s | 1.00 | |\n' "$((i_stb / 1000000))"
+  printf '| libjpeg-turbo row by row (default) | %s | %s | <= 0.5 |\n' "$((i_row / 1000000))" "$(python3 -c "print('%.2f' % ($i_row/$i_stb))")"
+  printf '| libjpeg-turbo --fast-decode | %s | %s | <= 0.15 |\n' "$((i_fast / 1000000))" "$(python3 -c "print('%.2f' % ($i_fast/$i_stb))")"
+fi

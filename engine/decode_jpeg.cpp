@@ -216,6 +216,10 @@ class JpegRows final : public RowDecoder {
           break;
         }
       }
+      // The opt-in fast path is not bit-identical anyway: libjpeg's faster integer IDCT and
+      // plain (box) chroma upsampling cost less than its exact defaults.
+      s.cinfo.dct_method = JDCT_IFAST;
+      s.cinfo.do_fancy_upsampling = FALSE;
     }
     // A progressive file would be absorbed whole by jpeg_start_decompress; in buffered-image
     // mode the setup (and its coefficient buffer, counted) comes first and the data is read
