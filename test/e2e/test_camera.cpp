@@ -358,3 +358,59 @@ TEST_CASE("images from stdin, a FIFO and /dev/stdin", "[camera]") {
   REQUIRE(viafifo.exit_code == 0);
   CHECK(detections(viafifo.out)["detections"] == want);
 }
+
+namespace {
+
+// A JPEG of `px` with an APP1 Exif segment (little-endian TIFF, IFD0 with one Orientation
+// entry) right after SOI, as cameras write it.
+std::string jpeg_with_orientation(const std::string& path, const std::vector<uint8_t>& px, int w, int h, int orientation) {
+  std::vector<uint8_t> jpg;
+  REQUIRE(stbi_write_jpg_to_func(add_jpeg_bytes, &jpg, w, h, 3, px.data(), 90));
+  const uint8_t tiff[] = {'I', 'I', 42, 0, 8, 0, 0, 0,                        // header, IFD0 at 8
+                          1, 0,                                              // one entry
+                          0x12, 0x01, 3, 0, 1, 0, 0, 0, uint8_t(orientation), 0, 0, 0,  // SHORT
+                          0, 0, 0, 0};                                       // no next IFD
+  std::vector<uint8_t> app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
+  app1.insert(app1.end(), std::begin(tiff), std::end(tiff));
+  const size_t len = app1.size() - 2;
+  app1[2] = uint8_t(len >> 8);
+  app1[3] = uint8_t(len & 0xFF);
+  jpg.insert(jpg.begin() + 2, app1.begin(), app1.end());
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(jpg.data()), std::streamsize(jpg.size()));
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("--exif-rotate turns a sideways camera photo upright; --fast-decode keeps the detections", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_exif");
+  const int w = 1536, h = 1152;
+  const std::vector<uint8_t> upright = upscaled_dog(w, h);
+  // Stored turned 90 degrees counter-clockwise; orientation 6 says "turn clockwise to view".
+  std::vector<uint8_t> sideways(upright.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)  // upright (x, y) lands at stored (y, w - 1 - x) of an h x w image
+      std::memcpy(&sideways[(size_t(w - 1 - x) * h + y) * 3], &upright[(size_t(y) * w + x) * 3], 3);
+  const std::string plain = jpeg_with_orientation(dir + "/upright.jpg", upright, w, h, 1);
+  const std::string turned = jpeg_with_orientation(dir + "/sideways.jpg", sideways, h, w, 6);
+  const std::string bin = "'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args();
+  const json want = detections(run_command(bin + " '" + plain + "'").out);
+  const json as_stored = detections(run_command(bin + " '" + turned + "'").out);
+  const json rotated = detections(run_command(bin + " --exif-rotate '" + turned + "'").out);
+  // Darknet's behaviour by default: the stored (sideways) pixels and size.
+  CHECK(as_stored["width"] == h);
+  CHECK(as_stored["height"] == w);
+  // With the flag, the photo as it was taken: its size and its boxes.
+  CHECK(rotated["width"] == w);
+  CHECK(rotated["height"] == h);
+  require_close(rotated, want, double(w) / 320);
+  // Decoding at a DCT scale gives a differently filtered input: the same objects are found.
+  const json fast = detections(run_command(bin + " --fast-decode '" + plain + "'").out);
+  REQUIRE(fast["detections"].size() == want["detections"].size());
+  for (size_t i = 0; i < want["detections"].size(); ++i) {
+    CHECK(fast["detections"][i]["class_id"] == want["detections"][i]["class_id"]);
+    CHECK(std::fabs(fast["detections"][i]["confidence"].get<double>() - want["detections"][i]["confidence"].get<double>()) < 0.1);
+  }
+}
