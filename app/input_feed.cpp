@@ -156,88 +156,85 @@ bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
 
 namespace {
 
-class MjpegFeed final : public InputFeed {
- public:
-  MjpegFeed(std::FILE* in, std::string path, bool latest) : in_(in), path_(std::move(path)), split_(in), latest_(latest) {
-    if (latest_) reader_ = std::thread([this] { read_all(); });
+// Everything the --latest reader thread touches, shared with it: the feed may be destroyed
+// (an early stop) while the thread is still blocked reading a pipe that never ends; the thread
+// then finishes with its own reference and the process exit ends it.
+struct StreamState {
+  StreamState(std::FILE* f, std::string p) : in(f), path(std::move(p)), split(f) {}
+  ~StreamState() {
+    if (in != stdin) std::fclose(in);
   }
-  ~MjpegFeed() override {
-    if (reader_.joinable()) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        stop_ = true;
-      }
-      // The reader may be blocked in a read on a pipe that never ends: it is detached, and the
-      // process exit ends it (nothing it owns outlives the feed but the FILE, left open).
-      reader_.detach();
-      in_ = nullptr;
-    }
-    if (in_ && in_ != stdin) std::fclose(in_);
-  }
+  std::FILE* in;
+  std::string path;
+  MjpegSplitter split;
+  std::mutex mu;
+  std::condition_variable cv;
+  FeedItem newest;
+  bool has_frame = false, ended = false;
+  size_t dropped = 0;
 
-  bool next(FeedItem& item) override {
-    if (!latest_) {
-      std::vector<uint8_t> frame;
-      bool truncated = false;
-      if (!split_.next(frame, truncated)) return false;
-      fill(item, std::move(frame), truncated, index_++, 0);
-      return true;
-    }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return has_frame_ || ended_; });
-    if (!has_frame_) return false;
-    item = std::move(newest_);
-    has_frame_ = false;
-    item.skipped = dropped_;
-    dropped_ = 0;
-    return true;
-  }
-
- private:
-  void fill(FeedItem& item, std::vector<uint8_t> frame, bool truncated, long long index, size_t skipped) {
+  void fill(FeedItem& item, std::vector<uint8_t> frame, bool truncated, long long index) const {
     item = FeedItem{};
     item.frame = index;
-    item.name = path_ + "#" + std::to_string(index);
+    item.name = path + "#" + std::to_string(index);
     item.read_at = now_seconds();
-    item.skipped = skipped;
     if (truncated)
       item.error = Status(ErrorKind::kImage, item.name + ": truncated JPEG frame (" + std::to_string(frame.size()) +
                                                  " bytes, no end-of-image marker)");
     else
       item.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(frame));
   }
+};
 
-  // --latest: read frames as fast as they come, keeping only the newest.
-  void read_all() {
-    long long index = 0;
-    while (true) {
-      std::vector<uint8_t> frame;
-      bool truncated = false;
-      const bool got = split_.next(frame, truncated);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!got || stop_) {
-        ended_ = true;
-        cv_.notify_all();
-        return;
-      }
-      if (has_frame_) ++dropped_;
-      fill(newest_, std::move(frame), truncated, index++, 0);
-      has_frame_ = true;
-      cv_.notify_all();
+// --latest: reads frames as fast as they come, keeping only the newest.
+void read_newest(const std::shared_ptr<StreamState>& s) {
+  long long index = 0;
+  while (true) {
+    std::vector<uint8_t> frame;
+    bool truncated = false;
+    const bool got = s->split.next(frame, truncated);
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (!got) {
+      s->ended = true;
+      s->cv.notify_all();
+      return;
     }
+    if (s->has_frame) ++s->dropped;
+    s->fill(s->newest, std::move(frame), truncated, index++);
+    s->has_frame = true;
+    s->cv.notify_all();
+  }
+}
+
+class MjpegFeed final : public InputFeed {
+ public:
+  MjpegFeed(std::FILE* in, std::string path, bool latest)
+      : s_(std::make_shared<StreamState>(in, std::move(path))), latest_(latest) {
+    if (latest_) std::thread([s = s_] { read_newest(s); }).detach();
   }
 
-  std::FILE* in_;
-  std::string path_;
-  MjpegSplitter split_;
+  bool next(FeedItem& item) override {
+    if (!latest_) {
+      std::vector<uint8_t> frame;
+      bool truncated = false;
+      if (!s_->split.next(frame, truncated)) return false;
+      s_->fill(item, std::move(frame), truncated, index_++);
+      return true;
+    }
+    std::unique_lock<std::mutex> lock(s_->mu);
+    s_->cv.wait(lock, [this] { return s_->has_frame || s_->ended; });
+    if (!s_->has_frame) return false;
+    item = std::move(s_->newest);
+    s_->has_frame = false;
+    item.skipped = s_->dropped;
+    s_->dropped = 0;
+    return true;
+  }
+
+ private:
+  std::shared_ptr<StreamState> s_;
   bool latest_;
   long long index_ = 0;
-  std::thread reader_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  FeedItem newest_;
-  bool has_frame_ = false, ended_ = false, stop_ = false;
-  size_t dropped_ = 0;
 };
 
 }  // namespace
