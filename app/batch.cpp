@@ -208,6 +208,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   if (!st.ok()) return report(st);
   if (stats.failed) result = kExitSomeInputs;
   if (stats.over_budget) result = kExitBudget;
+  if (lazy) stats.total = stats.ok + stats.failed;  // a stream or stdin list: known only now
   if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
   return result;
 }
