@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -15,9 +16,12 @@
 #include "draw.h"
 #include "exit_codes.h"
 #include "inputs.h"
+#include "interrupt.h"
 #include "layer_table.h"
 #include "output.h"
+#include "path_guard.h"
 #include "progress.h"
+#include "resume.h"
 
 namespace mdfi::app {
 
@@ -70,20 +74,55 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   if (inputs->empty() && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
   args.images = std::move(*inputs);
 
-  // Open everything that can fail as a whole before the (possibly long) model load.
-  auto sink = OutputSink::open(args.output);
-  if (!sink.ok()) return report(sink.status());
-  OutputSink& out = **sink;
+  // Every file the run reads, so that no output can replace one of them.
+  auto resolved = resolve_model(args.model, default_net, true);
+  if (!resolved.ok()) return report(resolved.status());
+  InputFiles read;
+  read.add_all(args.images);
+  read.add_all(args.extra_inputs);
+  for (const std::string& p : {args.list, resolved->cfg_path, resolved->weights_path, resolved->labels_path}) read.add(p);
+  {
+    std::vector<std::pair<std::string, const char*>> outs = {{args.output, "-o"}, {args.mem_plot, "--mem-plot"}};
+    if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
+    for (const auto& [path, what] : outs) {
+      Status st = read.check_output(path, what);
+      if (!st.ok()) return report(st);
+    }
+  }
+
+  const bool to_file = !args.output.empty() && args.output != "-";
+  const bool line_format = *format != Format::kJson;
+  if (args.resume && !to_file) return report(Status(ErrorKind::kUsage, "--resume needs -o FILE (the file to complete)"));
+  if (args.resume && !line_format)
+    return report(Status(ErrorKind::kUsage, "--resume needs a line format (--format jsonl, csv or text): a JSON array "
+                                            "is written all-or-nothing, so an interrupted run leaves nothing to resume"));
+  bool append_to_data = false;
+  if (args.resume) {
+    auto done = read_recorded(args.output, *format);
+    if (!done.ok()) return report(done.status());
+    append_to_data = done->file_has_data;
+    std::vector<std::string> todo;
+    for (std::string& p : args.images)
+      if (!done->images.count(p)) todo.push_back(std::move(p));
+    if (!quiet)
+      std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
+                   args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());
+    args.images = std::move(todo);
+  }
+
+  // Everything that can fail as a whole is checked before the (possibly long) model load.
+  Status writable = OutputSink::check_writable(args.output);
+  if (!writable.ok()) return report(writable);
   if (!args.draw_dir.empty()) {
     Status st = make_dir(args.draw_dir);
     if (!st.ok()) return report(st);
   }
-  DrawNamer namer(args.draw_dir, args.draw_ext);
+  DrawNamer namer(args.draw_dir, args.draw_ext, &read);
 
   BatchStats stats;
   stats.total = args.images.size();
   const auto t_load = std::chrono::steady_clock::now();
-  auto pm = prepare_model(args, default_net);
+  auto pm = prepare_model(args, default_net, &task);
   if (!pm.ok()) return report(pm.status());
   stats.load_ms = ms_since(t_load);
   if (verbose) {
@@ -91,9 +130,22 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     print_totals(stderr, pm->net);
   }
 
+  const OutputSink::Mode mode = !line_format ? OutputSink::Mode::kAtomic
+                                : args.resume ? OutputSink::Mode::kAppend
+                                              : OutputSink::Mode::kLines;
+  auto sink = OutputSink::open(args.output, mode);
+  if (!sink.ok()) return report(sink.status());
+  OutputSink& out = **sink;
   auto writer = make_writer(*format, task);
-  writer->begin(out.file());
+  if (!append_to_data) writer->begin(out.file());
   Progress progress(args.images.size(), !quiet && stderr_is_terminal());
+  // A record on the terminal must not land in the middle of the progress line.
+  auto write_record = [&](const ImageResult& rec) {
+    if (out.is_stdout()) progress.finish();
+    writer->write(out.file(), rec);
+    out.record_done();
+  };
+  install_interrupt_handlers();
   int result = kExitOk;
   // Every buffer comes from one planned arena, so pages touched once serve every layer (and every
   // image) without page faults: fresh mappings cost ~80,000 faults per YOLOv3 image, more time
@@ -103,7 +155,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   // are collected.
   const bool single = args.images.size() == 1;
   Arena arena(plan_arena(pm->plan, single));
-  for (size_t i = 0; i < args.images.size(); ++i) {
+  size_t done = 0;
+  for (size_t i = 0; i < args.images.size() && !interrupt_signal(); ++i) {
     const std::string& path = args.images[i];
     ImageResult rec;
     rec.image = path;
@@ -128,8 +181,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
       // The record already names the image; keep the error field to the reason.
       if (rec.error.rfind(path + ": ", 0) == 0) rec.error.erase(0, path.size() + 2);
       ++stats.failed;
-      writer->write(out.file(), rec);
-      out.record_done();
+      write_record(rec);
+      done = i + 1;
       if (args.fail_fast) {
         if (!quiet) std::fprintf(stderr, "mdfi: --fail-fast: stopping after %zu of %zu images\n", i + 1, stats.total);
         result = kExitSomeInputs;
@@ -143,8 +196,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     post(*pm, args, *run, rec);
     ++stats.ok;
     stats.add_time(run->ms);
-    writer->write(out.file(), rec);
-    out.record_done();
+    write_record(rec);
+    done = i + 1;
     if (!args.draw_dir.empty()) {
       Status st = draw_result(rec, task, namer);
       if (!st.ok()) {
@@ -179,10 +232,29 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     progress.update(i + 1, path, run->ms, stats.sum_ms / double(stats.ok));
   }
   progress.finish();
-  writer->end(out.file());
-  Status st = out.commit();
-  if (!st.ok()) return report(st);
+  const int sig = interrupt_signal();
+  if (sig && !(to_file && !line_format)) {
+    // Stdout JSON is closed so what was printed parses; a JSON -o file is all-or-nothing.
+    writer->end(out.file());
+  } else if (!sig) {
+    writer->end(out.file());
+  }
+  if (sig && to_file && !line_format) {
+    out.abandon();
+  } else {
+    Status st = out.commit();
+    if (!st.ok()) return report(st);
+  }
   if (stats.failed) result = kExitSomeInputs;
+  if (sig) {
+    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
+    std::fprintf(stderr, "mdfi: interrupted by %s after %zu of %zu images; %s\n", name, done, stats.total,
+                 !to_file ? "the records above are complete"
+                 : line_format ? ("rerun with --resume to finish " + args.output).c_str()
+                               : ("a JSON array is all-or-nothing: nothing was written to " + args.output).c_str());
+    return 128 + sig;
+  }
   if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
   return result;
 }

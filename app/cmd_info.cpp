@@ -8,6 +8,7 @@
 #include "layer_catalog.h"
 #include "layer_table.h"
 #include "model_args.h"
+#include "path_guard.h"
 #include "plan.h"
 #include "weights.h"
 
@@ -87,6 +88,10 @@ Action add_gen_weights_command(CLI::App& app) {
   return [args, out, seed, old_header]() {
     auto m = resolve_model(*args, nullptr, false);
     if (!m.ok()) return report(m.status());
+    InputFiles read;
+    read.add(m->cfg_path);
+    Status guard = read.check_output(*out, "-o");
+    if (!guard.ok()) return report(guard);
     auto net = build_model(*m, *args);
     if (!net.ok()) return report(net.status());
     WeightsHeader h;

@@ -37,6 +37,8 @@ static const char* kFooter =
     "  2  usage error (bad option, bad value, no inputs)\n"
     "  3  the run finished but at least one input image failed (also when all of them did)\n"
     "  4  the predicted peak memory is over the budget (--max-mem)\n"
+    "  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM: the batch stopped after the image in\n"
+    "     progress and kept its finished records (text/jsonl/csv -o files; rerun with --resume)\n"
     "\n"
     "Environment:\n"
     "  MDFI_WEIGHTS       weights file for --net when --weights is not given\n"

@@ -29,7 +29,25 @@ std::unique_ptr<ResultWriter> make_writer(Format f, Task task) {
   return make_text_writer(task);
 }
 
-Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
+static std::string dir_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+Status OutputSink::check_writable(const std::string& path) {
+  if (path.empty() || path == "-") return Status::Ok();
+  struct stat st {};
+  const std::string dir = dir_of(path);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status(ErrorKind::kIo, path + ": cannot create the output file (no directory " + dir + ")");
+  if (::access(dir.c_str(), W_OK) != 0)
+    return Status(ErrorKind::kIo, path + ": cannot create the output file (" + dir + " is not writable)");
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Status(ErrorKind::kIo, path + ": is a directory; -o takes a file name");
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path, Mode mode) {
   std::unique_ptr<OutputSink> s(new OutputSink());
   if (path.empty() || path == "-") {
     s->f_ = stdout;
@@ -37,10 +55,17 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
   }
   s->is_stdout_ = false;
   s->path_ = path;
+  s->mode_ = mode;
+  if (mode != Mode::kAtomic) {
+    s->f_ = std::fopen(path.c_str(), mode == Mode::kAppend ? "a" : "w");
+    if (!s->f_)
+      return Result<std::unique_ptr<OutputSink>>(ErrorKind::kIo,
+                                                  path + ": cannot open the output file (" + std::strerror(errno) + ")");
+    return s;
+  }
   // Preferably an unnamed file (O_TMPFILE) in the target's directory: if mdfi is killed
   // (Ctrl-C, OOM killer) nothing is left behind. It gets a name only in commit().
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir = dir_of(path);
   int fd = -1;
 #ifdef O_TMPFILE
   fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
@@ -66,7 +91,7 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
 OutputSink::~OutputSink() { abandon(); }
 
 void OutputSink::record_done() {
-  if (is_stdout_) std::fflush(f_);
+  if (is_stdout_ || mode_ != Mode::kAtomic) std::fflush(f_);
 }
 
 Status OutputSink::commit() {
@@ -80,6 +105,12 @@ Status OutputSink::commit() {
   bool bad = std::fflush(f_) != 0 || std::ferror(f_);
   if (!bad && ::fsync(::fileno(f_)) != 0) bad = true;
   int saved = errno;
+  if (mode_ != Mode::kAtomic) {
+    if (std::fclose(f_) != 0) bad = true;
+    f_ = nullptr;
+    if (bad) return Status(ErrorKind::kIo, path_ + ": writing the results failed (" + std::strerror(saved ? saved : errno) + ")");
+    return Status::Ok();
+  }
   if (!bad && tmp_.empty()) {
     // Give the unnamed file a unique temporary name, then rename it over the target (linkat
     // cannot replace an existing file; rename can, atomically).
@@ -112,6 +143,8 @@ void OutputSink::abandon() {
   if (!f_) return;
   if (is_stdout_) {
     std::fflush(f_);
+  } else if (mode_ != Mode::kAtomic) {
+    std::fclose(f_);  // the finished records stay: each one is complete
   } else {
     std::fclose(f_);  // an unnamed O_TMPFILE file simply disappears
     if (!tmp_.empty()) ::unlink(tmp_.c_str());

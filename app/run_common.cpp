@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "commands.h"
+#include "net_task.h"
 #include "npy.h"
 
 namespace mdfi::app {
@@ -53,7 +54,7 @@ size_t network_classes(const Network& net) {
   return net.layers.empty() ? 0 : net.layers.back()->out.count();
 }
 
-Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net) {
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
   PreparedModel pm;
   auto m = resolve_model(args.model, default_net, true);
   if (!m.ok()) return m.status();
@@ -61,6 +62,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   auto net = build_model(pm.model, args.model);
   if (!net.ok()) return net.status();
   pm.net = std::move(*net);
+  if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
   if (verbosity().verbose)

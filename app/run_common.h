@@ -12,6 +12,7 @@
 #include "image.h"
 #include "model_args.h"
 #include "plan.h"
+#include "results.h"
 #include "resident_weights.h"
 #include "weights.h"
 
@@ -40,6 +41,8 @@ struct RunArgs {
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
   bool keep_weights = false;    // --keep-weights: prepared weights stay (on the device, or in RAM) across the batch
+  bool resume = false;          // --resume: skip inputs already recorded in the -o file
+  std::vector<std::string> extra_inputs;  // other files the run reads (a Darknet .data file): never outputs
 };
 
 struct PreparedModel {
@@ -62,7 +65,8 @@ Result<std::vector<std::string>> load_labels(const std::string& path, size_t lim
 std::vector<std::string> parse_labels(std::string_view text, size_t limit = size_t(-1), size_t* total = nullptr);
 // The classes a names list must cover: the detection head's, else the last layer's outputs.
 size_t network_classes(const Network& net);
-Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net);
+// `task`, when given, must be what the cfg is for (net_task.h), checked before weights are read.
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task = nullptr);
 
 struct ImageRun {
   int img_w = 0, img_h = 0;

@@ -17,7 +17,12 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
       ->group(out);
   cmd.add_option("--output,-o", args.output,
-                 "write results to FILE instead of stdout (written to a temp file, renamed when complete)")
+                 "write results to FILE instead of stdout (text, jsonl, csv: each record appended and flushed as it "
+                 "completes; json: a temp file renamed into place when complete)")
+      ->group(out);
+  cmd.add_flag("--resume", args.resume,
+               "skip the inputs already recorded in the -o FILE of an earlier, interrupted run and append the rest "
+               "(text, jsonl, csv)")
       ->group(out);
   cmd.add_option("--draw", args.draw_dir,
                  task == Task::kDetect ? "write each image with boxes and labels as DIR/<stem>.<ext>"
@@ -60,9 +65,11 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   const char* diag = "Diagnostics";
   cmd.add_option("--dump-layers", args.dump_dir, "write the input and every layer's output as DIR/NNN.npy")
       ->group(diag);
-  cmd.add_option("--mem-report", args.mem_report, "per-layer memory report on stderr, or as JSON to FILE")
-      ->expected(0, 1)
-      ->default_str("-")
+  // A flag, not an option with an optional value: `--mem-report photo.jpg` must leave photo.jpg an
+  // input (an optional value swallowed the next argument and overwrote a photo). FILE only as
+  // --mem-report=FILE.
+  cmd.add_flag("--mem-report{-}", args.mem_report,
+               "per-layer memory report on stderr; --mem-report=FILE writes it as JSON to FILE")
       ->group(diag);
   cmd.add_option("--mem-plot", args.mem_plot, "draw per-layer heap (weights/activations/workspace) as an SVG file")
       ->group(diag);

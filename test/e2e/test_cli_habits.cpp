@@ -1,0 +1,180 @@
+// Issue 20, "a CLI that never surprises": one test per item, through the real binary, on tiny
+// networks with generated weights (test/data/cli/tiny-*.cfg) so each runs in a second or two.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+const char* kDog = "/usr/share/darknet/data/dog.jpg";
+const char* kEagle = "/usr/share/darknet/data/eagle.jpg";
+
+std::string q(const std::string& s) { return "'" + s + "'"; }  // test paths hold no single quote
+std::string bin() { return mdfi_binary(); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void copy_file(const std::string& from, const std::string& to) { write_file(to, slurp(from)); }
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) v.push_back(line);
+  return v;
+}
+
+std::string detector_cfg() { return source_path("test/data/cli/tiny-detector.cfg"); }
+std::string classifier_cfg() { return source_path("test/data/cli/tiny-classifier.cfg"); }
+std::string detector_weights() { return generated_weights(detector_cfg(), "cli-tiny-detector"); }
+std::string classifier_weights() { return generated_weights(classifier_cfg(), "cli-tiny-classifier"); }
+// `-j1 -c CFG -w WEIGHTS --names NAMES` for the tiny detector / classifier.
+std::string det_args() {
+  return " -j1 -c " + q(detector_cfg()) + " -w " + q(detector_weights()) + " --names " +
+         q(source_path("test/data/cli/tiny.names")) + " ";
+}
+[[maybe_unused]] std::string cls_args() {
+  return " -j1 -c " + q(classifier_cfg()) + " -w " + q(classifier_weights()) + " --names " +
+         q(source_path("test/data/cli/tiny-classes.names")) + " ";
+}
+
+}  // namespace
+
+TEST_CASE("cli #1: an output path that is an input is refused, the photo stays byte-identical", "[cli]") {
+  const std::string dir = tmp_dir("cli_i1");
+  const std::string d2 = dir + "/d2.jpg", p2 = dir + "/p2.jpg";
+  copy_file(kDog, d2);
+  copy_file(kEagle, p2);
+  const std::string before = slurp(d2);
+
+  // --mem-report takes a value only as --mem-report=FILE: d2.jpg stays an input image.
+  auto r = run_command(bin() + " detect -q" + det_args() + "--format jsonl --mem-report " + q(d2) + " " + q(p2));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(lines_of(r.out).size() == 2);
+  CHECK(slurp(d2) == before);
+
+  // Every output option, aimed at an input (directly, through ./, through a symlink and a
+  // hard link, or at the cfg), fails with exit 2 before anything is written.
+  REQUIRE(::symlink(d2.c_str(), (dir + "/link.jpg").c_str()) == 0);
+  REQUIRE(::link(d2.c_str(), (dir + "/hard.jpg").c_str()) == 0);
+  const std::string cfg_copy = dir + "/net.cfg";
+  copy_file(detector_cfg(), cfg_copy);
+  const std::string cfg_before = slurp(cfg_copy);
+  const std::string model = " -j1 -c " + q(cfg_copy) + " -w " + q(detector_weights()) + " ";
+  const std::vector<std::string> attempts = {
+      "-o " + q(d2),
+      "-o " + q(dir + "/./link.jpg"),
+      "-o " + q(dir + "/hard.jpg"),
+      "--format json -o " + q(d2),
+      "--mem-report=" + q(d2),
+      "--mem-plot " + q(d2),
+      "-o " + q(cfg_copy),
+  };
+  for (const std::string& a : attempts) {
+    auto x = run_command("cd " + q(dir) + " && " + bin() + " detect" + model + a + " " + q(d2) + " " + q(p2));
+    INFO(a << "\n" << x.err);
+    CHECK(x.exit_code == 2);
+    CHECK(x.out.empty());
+    CHECK(x.err.find("input") != std::string::npos);
+    CHECK(std::count(x.err.begin(), x.err.end(), '\n') == 1);
+    CHECK(slurp(d2) == before);
+    CHECK(slurp(cfg_copy) == cfg_before);
+  }
+  // gen-weights will not write over the cfg it reads.
+  auto g = run_command(bin() + " gen-weights -c " + q(cfg_copy) + " -o " + q(cfg_copy));
+  CHECK(g.exit_code == 2);
+  CHECK(slurp(cfg_copy) == cfg_before);
+  // --draw into the folder of the inputs never replaces one: p2's drawing skips the name d2.jpg.
+  copy_file(kEagle, dir + "/d2.png");
+  auto dr = run_command(bin() + " detect -q" + det_args() + "--draw " + q(dir) + " --draw-ext jpg " + q(dir + "/d2.png") +
+                        " " + q(d2));
+  INFO(dr.err);
+  CHECK(dr.exit_code == 0);
+  CHECK(slurp(d2) == before);
+}
+
+TEST_CASE("cli #13: an interrupted batch keeps its finished records, --resume completes it", "[cli]") {
+  const std::string dir = tmp_dir("cli_i13");
+  const int n = 30;
+  std::string list;
+  for (int i = 0; i < n; ++i) {
+    const std::string p = dir + "/img" + std::to_string(100 + i) + ".jpg";
+    REQUIRE(::symlink(kDog, p.c_str()) == 0);
+    list += p + "\n";
+  }
+  write_file(dir + "/list.txt", list);
+  for (const char* sig : {"INT", "TERM"}) {
+    for (const char* fmt : {"jsonl", "csv"}) {
+      const std::string out = dir + "/out." + fmt;
+      ::unlink(out.c_str());
+      const std::string cmd = bin() + " detect" + det_args() + "--format " + fmt + " -o " + q(out) + " --list " +
+                              q(dir + "/list.txt");
+      // Started in the background; signalled once at least 3 records are in the file.
+      auto r = run_command("(" + cmd + ") & p=$!; t=0; while [ \"$(cat " + q(out) + " 2>/dev/null | wc -l)\" -lt 4 ] && [ $t -lt 400 ]; "
+                           "do sleep 0.02; t=$((t+1)); done; kill -" + sig + " $p; wait $p");
+      INFO(sig << " " << fmt << "\n" << r.err);
+      CHECK(r.exit_code == (std::string(sig) == "INT" ? 130 : 143));
+      CHECK(r.err.find("interrupted by SIG") != std::string::npos);
+      CHECK(r.err.find("ok, 0 failed") != std::string::npos);  // the summary line
+      const std::string first = slurp(out);
+      CHECK(!first.empty());
+      CHECK(first.back() == '\n');  // whole records only
+      auto resumed = run_command(cmd + " --resume");
+      INFO(resumed.err);
+      CHECK(resumed.exit_code == 0);
+      CHECK(resumed.err.find("already in") != std::string::npos);
+      const std::string all = slurp(out);
+      CHECK(all.substr(0, first.size()) == first);  // appended, nothing rewritten
+      std::map<std::string, int> seen;
+      auto rows = lines_of(all);
+      if (std::string(fmt) == "jsonl") {
+        for (const auto& l : rows) seen[nlohmann::json::parse(l)["image"].get<std::string>()]++;
+        for (auto& [img, count] : seen) CHECK(count == 1);
+      } else {
+        CHECK(rows[0].rfind("image,", 0) == 0);
+        CHECK(std::count(rows.begin(), rows.end(), rows[0]) == 1);  // one header
+        std::string last;
+        for (size_t i = 1; i < rows.size(); ++i) {
+          const std::string img = rows[i].substr(0, rows[i].find(','));
+          if (img != last) seen[img]++;
+          last = img;
+        }
+        for (auto& [img, count] : seen) CHECK(count == 1);  // each image's rows in one block, once
+      }
+      CHECK(seen.size() == size_t(n));
+    }
+  }
+  // A JSON array is all-or-nothing: an interrupted -o json run leaves no file.
+  const std::string js = dir + "/out.json";
+  auto r = run_command("(" + bin() + " detect" + det_args() + "--format json -o " + q(js) + " --list " +
+                       q(dir + "/list.txt") + ") & p=$!; sleep 0.5; kill -INT $p; wait $p");
+  CHECK(r.exit_code == 130);
+  CHECK(!exists(js));
+  // --resume refuses formats it cannot complete.
+  auto bad = run_command(bin() + " detect" + det_args() + "--format json -o " + q(js) + " --resume " + q(kDog));
+  CHECK(bad.exit_code == 2);
+}
