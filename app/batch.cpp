@@ -18,6 +18,7 @@
 #include "inputs.h"
 #include "interrupt.h"
 #include "layer_table.h"
+#include "net_task.h"
 #include "output.h"
 #include "path_guard.h"
 #include "progress.h"
@@ -74,6 +75,14 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   if (inputs->empty() && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
   args.images = std::move(*inputs);
 
+  // The wrong command for the network is refused from the cfg alone, before weights are looked for.
+  if (auto cfg_only = resolve_model(args.model, default_net, false); cfg_only.ok()) {
+    auto net = build_model(*cfg_only, args.model);
+    if (net.ok()) {
+      Status st = check_task(*net, task, cfg_only->name);
+      if (!st.ok()) return report(st);
+    }
+  }
   // Every file the run reads, so that no output can replace one of them.
   auto resolved = resolve_model(args.model, default_net, true);
   if (!resolved.ok()) return report(resolved.status());

@@ -178,3 +178,30 @@ TEST_CASE("cli #13: an interrupted batch keeps its finished records, --resume co
   auto bad = run_command(bin() + " detect" + det_args() + "--format json -o " + q(js) + " --resume " + q(kDog));
   CHECK(bad.exit_code == 2);
 }
+
+TEST_CASE("cli #2: the wrong command for the network is refused with the right one", "[cli]") {
+  auto d = run_command(bin() + " detect" + cls_args() + kDog);
+  INFO(d.err);
+  CHECK(d.exit_code == 2);
+  CHECK(d.out.empty());
+  CHECK(d.err == "mdfi: error: " + classifier_cfg() +
+                     " is a classifier (its last layer is [softmax], no detection layer); run it with `mdfi classify`, "
+                     "not `mdfi detect`\n");
+  auto c = run_command(bin() + " classify" + det_args() + kDog);
+  INFO(c.err);
+  CHECK(c.exit_code == 2);
+  CHECK(c.out.empty());
+  CHECK(c.err.find("is a detector (it has a [yolo] layer); run it with `mdfi detect`") != std::string::npos);
+  // Named networks alike, decided from the cfg before any weights are looked for.
+  const std::string empty = tmp_dir("cli_i2");
+  const std::string env = "env -u MDFI_WEIGHTS MDFI_WEIGHTS_DIR=" + q(empty) + " ";
+  auto n = run_command(env + bin() + " classify --net yolov3-tiny " + kDog);
+  CHECK(n.exit_code == 2);
+  CHECK(n.err.find("yolov3-tiny is a detector") != std::string::npos);
+  auto k = run_command(env + bin() + " detect --net darknet19 " + kDog);
+  CHECK(k.exit_code == 2);
+  CHECK(k.err.find("`mdfi classify`") != std::string::npos);
+  // The right command still runs.
+  auto ok = run_command(bin() + " classify -q" + cls_args() + kDog);
+  CHECK(ok.exit_code == 0);
+}
