@@ -10,6 +10,7 @@
 #include "exit_codes.h"
 #include "run_common.h"
 #include "run_options.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -36,17 +37,21 @@ Action add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "time a network: warm-up, repeats, min/median/max, per-layer table");
   add_model_options(*cmd, a->run.model, "yolov3", true);
   cmd->add_option("image", a->image, "image to run (required; any photo, e.g. a camera frame)");
-  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
-  cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(number_in(0, 1000, true));
+  cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(number_in(1, 100000, true));
   cmd->add_option("--format,-f", a->format, "md, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"md", "csv", "json"}));
-  cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(number_in(0, 1024, true));
   cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
   cmd->add_flag("--no-prefetch", a->run.no_prefetch, "no read-ahead thread for the weights file");
   cmd->add_flag("--keep-weights", a->run.keep_weights,
                 "keep prepared weights across the runs (as a batch with --keep-weights does) instead of streaming them");
-  cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
+  cmd->add_option("--backend", a->run.backend, "cpu or opencl")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "opencl"}));
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
   return [a]() {
     if (a->image.empty()) return report(Status(ErrorKind::kUsage, "bench needs an IMAGE to run, e.g. 'mdfi bench --net yolov3-tiny dog.jpg'"));

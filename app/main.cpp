@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "usage_errors.h"
 #include "version.h"
 
 namespace mdfi::app {
@@ -82,6 +83,18 @@ int main(int argc, char** argv) {
       {"devices", add_devices_command(app)},   {"bench", add_bench_command(app)},
   };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
+  bool asks_help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    asks_help = asks_help || a == "-h" || a == "--help" || a == "--version";
+  }
+  if (!asks_help) {
+    const std::string bad = precheck_usage(app, argc, argv);
+    if (!bad.empty()) {
+      std::fprintf(stderr, "mdfi: error: %s\n", bad.c_str());
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -91,8 +104,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;  // CLI11's own codes are remapped to the documented one
+    // One line in mdfi's own words; CLI11's codes are remapped to the documented one.
+    std::fprintf(stderr, "mdfi: error: %s\n", usage_message(app, e, argc, argv).c_str());
+    return kExitUsage;
   }
   for (const Cmd& c : cmds)
     if (app.got_subcommand(c.name)) return c.run();

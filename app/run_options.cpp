@@ -1,5 +1,7 @@
 #include "run_options.h"
 
+#include "usage_errors.h"
+
 namespace mdfi::app {
 
 void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* default_net) {
@@ -39,26 +41,26 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
     const char* det = "Detection";
     cmd.add_option("--thresh,-t", args.detect.thresh, "keep boxes with objectness x class probability above this")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
     cmd.add_option("--hier", args.detect.hier_thresh, "hierarchical threshold (YOLOv2 region layers)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
     cmd.add_option("--nms", args.detect.nms, "NMS IoU threshold; 0 disables NMS")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
     args.top = 0;
     cmd.add_option("--top,-k", args.top, "keep only the K most confident boxes per image (0 = all)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 1000000))
+        ->check(number_in(0, 1000000, true))
         ->group(det);
   } else {
     args.top = 5;
     cmd.add_option("--top,-k", args.top, "how many classes to report per image")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000000))
+        ->check(number_in(1, 1000000, true))
         ->group("Classification");
   }
 
@@ -80,7 +82,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->group(perf);
   cmd.add_option("--threads,-j", args.threads, "compute threads (0 = all cores)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024))
+      ->check(number_in(0, 1024, true))
       ->group(perf);
   cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
       ->group(perf);

@@ -205,3 +205,41 @@ TEST_CASE("cli #2: the wrong command for the network is refused with the right o
   auto ok = run_command(bin() + " classify -q" + cls_args() + kDog);
   CHECK(ok.exit_code == 0);
 }
+
+TEST_CASE("cli #4: every usage error is one 'mdfi: error:' line with a did-you-mean, exit 2", "[cli]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"detct " + std::string(kDog), "unknown command 'detct' (did you mean 'detect'?)"},
+      {"", "no command given"},
+      {"-q", "no command given"},
+      {"detect -thresh 0.3 " + std::string(kDog), "-thresh: long options take two dashes (did you mean --thresh?)"},
+      {"detect --thres 0.3 " + std::string(kDog), "unknown option --thres (did you mean --thresh?)"},
+      {"detect -j abc " + std::string(kDog), "--threads: 'abc' is not a number (0 to 1024)"},
+      {"detect --thresh 2 " + std::string(kDog), "--thresh: 2 is out of range (0 to 1)"},
+      {"detect -j", "--threads needs a value"},
+      {"classify --top 0 " + std::string(kDog), "--top: 0 is out of range (1 to 1000000)"},
+      {"detect --format xml " + std::string(kDog), "--format: xml not in {text,json,jsonl,csv}"},
+  };
+  for (const auto& [args, expect] : cases) {
+    auto r = run_command(bin() + " " + args);
+    INFO("mdfi " << args << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("mdfi: error: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(expect) != std::string::npos);
+  }
+}
+
+TEST_CASE("cli #5: bench validates its options", "[cli]") {
+  for (const char* a : {" --backend foo", " -j -1", " -j abc", " --repeat 0"}) {
+    auto r = run_command(bin() + " bench" + det_args() + a + " " + kDog);
+    INFO(a << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  auto ok = run_command(bin() + " bench --repeat 1 --warmup 0 --backend cpu" + det_args() + kDog);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("cpu backend") != std::string::npos);
+}
