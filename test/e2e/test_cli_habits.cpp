@@ -243,3 +243,22 @@ TEST_CASE("cli #5: bench validates its options", "[cli]") {
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("cpu backend") != std::string::npos);
 }
+
+TEST_CASE("cli #7: list files skip comments and blanks, trim spaces, and refuse a directory", "[cli]") {
+  const std::string dir = tmp_dir("cli_i7");
+  write_file(dir + "/list.txt", std::string("# photos to check\n\n   \n") + kDog + "   \n\t" + kEagle +
+                                    "\r\n# the end\n");
+  auto r = run_command(bin() + " detect" + det_args() + "--format jsonl --list " + q(dir + "/list.txt"));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto recs = lines_of(r.out);
+  REQUIRE(recs.size() == 2);
+  CHECK(nlohmann::json::parse(recs[0])["image"] == kDog);
+  CHECK(nlohmann::json::parse(recs[1])["image"] == kEagle);
+  CHECK(r.err.find("2 images: 2 ok, 0 failed") != std::string::npos);
+  auto d = run_command(bin() + " detect" + det_args() + "--list " + q(dir));
+  INFO(d.err);
+  CHECK(d.exit_code == 2);
+  CHECK(d.err == "mdfi: error: " + dir + ": is a directory; --list takes a text file with one image path per line "
+                                         "(give a directory as a positional argument to run the images in it)\n");
+}
