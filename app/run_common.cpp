@@ -71,7 +71,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   pm.plan = make_plan(pm.net);
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
-    if (!budget.ok()) return budget.status();
+    if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
     // Checked before a single weight is read.
     MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
     if (args.keep_weights && args.backend == "cpu") {

@@ -262,3 +262,42 @@ TEST_CASE("cli #7: list files skip comments and blanks, trim spaces, and refuse 
   CHECK(d.err == "mdfi: error: " + dir + ": is a directory; --list takes a text file with one image path per line "
                                          "(give a directory as a positional argument to run the images in it)\n");
 }
+
+TEST_CASE("cli #9: sizes take k/m/g in either case, a bare small number is refused; sizes name the stride", "[cli]") {
+  for (const char* ok : {"10m", "10M", "10MB", "10mib", "10MiB", "0.01g", "10000k", "20000000"}) {
+    auto r = run_command(bin() + " detect -q" + det_args() + "--max-mem " + ok + " " + kDog);
+    INFO(ok << "\n" << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  auto bare = run_command(bin() + " detect" + det_args() + "--max-mem 64 " + kDog);
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err == "mdfi: error: --max-mem: size '64' has no unit, so it would mean 64 bytes; write 64M (or 64MiB), "
+                    "or 64B if bytes are really meant\n");
+  auto bytes = run_command(bin() + " detect" + det_args() + "--max-mem 64B " + kDog);
+  CHECK(bytes.exit_code == 4);  // said explicitly: 64 bytes, over budget
+  auto unit = run_command(bin() + " detect" + det_args() + "--max-mem 10q " + kDog);
+  CHECK(unit.exit_code == 2);
+  CHECK(unit.err.find("bad size unit in '10q'") != std::string::npos);
+
+  // A route joining maps of different sizes: yolov3-tiny at width 333.
+  auto w = run_command(bin() + " plan -c " + q(darknet_cfg("yolov3-tiny.cfg")) + " --width 333");
+  INFO(w.err);
+  CHECK(w.exit_code == 2);
+  CHECK(w.err == "mdfi: error: --width 333: must be a multiple of 32, this network's stride (e.g. 320 or 352)\n");
+  CHECK(run_command(bin() + " plan -c " + q(darknet_cfg("yolov3-tiny.cfg")) + " --width 352").exit_code == 0);
+
+  // mdfi info keeps its columns aligned on grouped convolutions ("g24" is wider than "g8").
+  const std::string dir = tmp_dir("cli_i9");
+  write_file(dir + "/g.cfg", "[net]\nwidth=64\nheight=64\nchannels=3\n"
+                             "[convolutional]\nfilters=24\nsize=1\nstride=1\npad=1\nactivation=leaky\n"
+                             "[convolutional]\nfilters=24\ngroups=24\nsize=3\nstride=2\npad=1\nactivation=leaky\n"
+                             "[convolutional]\nfilters=8\ngroups=8\nsize=3\nstride=1\npad=1\nactivation=leaky\n");
+  auto info = run_command(bin() + " info -c " + q(dir + "/g.cfg"));
+  INFO(info.out << info.err);
+  REQUIRE(info.exit_code == 0);
+  auto rows = lines_of(info.out);
+  REQUIRE(rows.size() >= 4);
+  const size_t arrow = rows[1].find("->");
+  for (int i = 2; i <= 3; ++i) CHECK(rows[size_t(i)].find("->") == arrow);
+  CHECK(rows[2].find(" g24 ") != std::string::npos);
+}
