@@ -8,6 +8,8 @@
 #include "arena_plan.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "kernels/sgemm.h"
+#include "version.h"
 #include "run_common.h"
 #include "run_options.h"
 #include "usage_errors.h"
@@ -85,6 +87,7 @@ Action add_bench_command(CLI::App& app) {
       j["image"] = a->image;
       j["threads"] = threads;
       j["backend"] = a->run.backend;
+      j["kernel"] = a->run.reference ? "reference" : kernels::active_kernel().name;
       j["gflop"] = gflop;
       j["repeat"] = a->repeat;
       j["ms"] = {{"min", mn}, {"median", med}, {"max", mx}};
@@ -101,7 +104,10 @@ Action add_bench_command(CLI::App& app) {
     }
     const bool md = a->format == "md";
     const size_t kept = pm->resident ? pm->resident->tracker().peak() : 0;
-    const std::string kept_text = !kept ? "" : md ? "; kept weights " + format_bytes(kept) : ",kept=" + format_bytes(kept);
+    std::string kept_text = !kept ? "" : md ? "; kept weights " + format_bytes(kept) : ",kept=" + format_bytes(kept);
+    const std::string kern = a->run.reference ? "reference" : kernels::active_kernel().name;
+    kept_text += md ? "; SIMD " + (a->run.reference ? std::string("none (--reference kernels)") : kernel_text())
+                    : ",kernel=" + kern;
     std::printf(md ? "| layer | type | GFLOP | median ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n"
                    : "layer,type,gflop,median_ms,gflops_per_s,share\n");
     for (size_t l = 0; l < per_layer.size(); ++l) {

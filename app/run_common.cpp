@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "net_task.h"
 #include "npy.h"
+#include "version.h"
 
 namespace mdfi::app {
 
@@ -66,8 +67,9 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
   if (verbosity().verbose)
-    std::fprintf(stderr, "mdfi: compat %s (%s); input %s\n", to_string(pm.net.net.compat),
-                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)");
+    std::fprintf(stderr, "mdfi: compat %s (%s); input %s; SIMD %s\n", to_string(pm.net.net.compat),
+                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
+                 args.reference ? "none (--reference kernels)" : kernel_text().c_str());
   pm.plan = make_plan(pm.net);
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);

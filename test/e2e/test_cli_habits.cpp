@@ -301,3 +301,30 @@ TEST_CASE("cli #9: sizes take k/m/g in either case, a bare small number is refus
   for (int i = 2; i <= 3; ++i) CHECK(rows[size_t(i)].find("->") == arrow);
   CHECK(rows[2].find(" g24 ") != std::string::npos);
 }
+
+TEST_CASE("cli #6: --version, -v and bench name the SIMD micro-kernel chosen at run time", "[cli]") {
+  // What this CPU has, from the kernel's own view of it.
+  const std::string flags = slurp("/proc/cpuinfo");
+  auto has = [&](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos ||
+                                         flags.find(std::string(" ") + f + "\n") != std::string::npos; };
+  std::string expect = "generic";
+#if defined(__x86_64__)
+  if (has("avx512f")) expect = "AVX-512 (the 'avx512' GEMM micro-kernel, chosen at run time";
+  else if (has("avx2") && has("fma")) expect = "AVX2+FMA (the 'avx2' GEMM micro-kernel, chosen at run time";
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+  expect = "NEON";
+#endif
+  auto v = run_command("env -u MDFI_KERNEL " + bin() + " --version");
+  INFO(v.out);
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find("SIMD: " + expect) != std::string::npos);
+  auto g = run_command("MDFI_KERNEL=generic " + bin() + " --version");
+  CHECK(g.out.find("SIMD: generic (portable C++) (the 'generic' GEMM micro-kernel, forced by MDFI_KERNEL") !=
+        std::string::npos);
+  auto run = run_command("env -u MDFI_KERNEL " + bin() + " -v detect" + det_args() + kDog);
+  CHECK(run.exit_code == 0);
+  CHECK(run.err.find("; SIMD " + expect) != std::string::npos);
+  auto b = run_command("env -u MDFI_KERNEL " + bin() + " bench --repeat 1 --warmup 0" + det_args() + kDog);
+  CHECK(b.exit_code == 0);
+  CHECK(b.out.find("; SIMD " + expect) != std::string::npos);
+}
