@@ -328,3 +328,55 @@ TEST_CASE("cli #6: --version, -v and bench name the SIMD micro-kernel chosen at 
   CHECK(b.exit_code == 0);
   CHECK(b.out.find("; SIMD " + expect) != std::string::npos);
 }
+
+namespace {
+
+// What a terminal shows for `raw`: '\r' returns to column 0, ESC[K erases to the end of the
+// line, '\n' ends a line (the pty's own "\r\n" included).
+std::vector<std::string> terminal_lines(const std::string& raw) {
+  std::vector<std::string> out;
+  std::string line;
+  size_t col = 0;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == '\n') {
+      out.push_back(line);
+      line.clear();
+      col = 0;
+    } else if (c == '\r') {
+      col = 0;
+    } else if (c == '\033' && raw.compare(i, 3, "\033[K") == 0) {
+      line.resize(col);
+      i += 2;
+    } else {
+      if (col < line.size()) line[col] = c;
+      else line += c;
+      ++col;
+    }
+  }
+  if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli #3: progress and results on one terminal do not garble each other", "[cli]") {
+  if (run_command("command -v script").exit_code != 0) MDFI_SKIP("no `script` (util-linux) to provide a terminal");
+  const std::string dir = tmp_dir("cli_i3");
+  const std::string cmd = bin() + " detect" + det_args() + "--thresh 0.5 " + kDog + " " + kEagle + " " + kDog;
+  // stdout and stderr both on one pseudo-terminal, as in an interactive shell.
+  auto r = run_command("script -qec " + q(cmd) + " /dev/null");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ETA") != std::string::npos);  // the progress line was drawn
+  int results = 0;
+  for (const std::string& l : terminal_lines(r.out)) {
+    INFO(l);
+    if (l.find(".jpg:") != std::string::npos) {
+      ++results;
+      CHECK(l.rfind("/usr/share/darknet/data/", 0) == 0);  // the result starts its own line
+      CHECK(l.find("ETA") == std::string::npos);
+    }
+  }
+  CHECK(results == 3);
+}
