@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
+#include "det_files.h"
 #include "draw.h"
 #include "exit_codes.h"
 #include "inputs.h"
@@ -23,6 +25,7 @@
 #include "path_guard.h"
 #include "progress.h"
 #include "resume.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -30,6 +33,37 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// --classes "person,car" or "0,2" against the network's labels: a mask by class id.
+Result<std::vector<bool>> resolve_classes(const std::string& spec, const std::vector<std::string>& labels,
+                                          const Network& net) {
+  size_t n = labels.size();
+  for (const auto& l : net.layers)
+    if (l->is_output_head()) n = std::max(n, size_t(l->out.c));  // an upper bound on class ids
+  std::vector<bool> keep(n, false);
+  std::string item;
+  std::istringstream in(spec);
+  while (std::getline(in, item, ',')) {
+    const size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b == std::string::npos) continue;
+    item = item.substr(b, e - b + 1);
+    auto it = std::find(labels.begin(), labels.end(), item);
+    if (it != labels.end()) {
+      keep[size_t(it - labels.begin())] = true;
+      continue;
+    }
+    if (item.find_first_not_of("0123456789") == std::string::npos && item.size() < 7 &&
+        size_t(std::stoul(item)) < (labels.empty() ? n : labels.size())) {
+      keep[std::stoul(item)] = true;
+      continue;
+    }
+    const std::string m = did_you_mean(item, labels);
+    return Result<std::vector<bool>>(ErrorKind::kUsage, "--classes: '" + item + "' is not a class of this network" +
+                                                            (m.empty() ? "" : " (did you mean '" + m + "'?)") +
+                                                            (labels.empty() ? "; without --names give class ids" : ""));
+  }
+  return keep;
 }
 
 Status make_dir(const std::string& dir) {
@@ -40,11 +74,11 @@ Status make_dir(const std::string& dir) {
     partial = dir.substr(0, pos);
     if (partial.empty()) continue;
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status(ErrorKind::kIo, dir + ": cannot create the --draw directory (" + std::strerror(errno) + ")");
+      return Status(ErrorKind::kIo, dir + ": cannot create the output directory (" + std::strerror(errno) + ")");
   }
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status(ErrorKind::kIo, dir + ": --draw needs a directory");
+    return Status(ErrorKind::kIo, dir + ": is not a directory (--draw, --crops and --labels-dir take one)");
   return Status::Ok();
 }
 
@@ -93,11 +127,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   {
     std::vector<std::pair<std::string, const char*>> outs = {{args.output, "-o"}, {args.mem_plot, "--mem-plot"}};
     if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
+    if (args.save_labels || !args.labels_dir.empty())
+      for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
     for (const auto& [path, what] : outs) {
       Status st = read.check_output(path, what);
       if (!st.ok()) return report(st);
     }
   }
+  if (task != Task::kDetect && (!args.classes.empty() || !args.crops_dir.empty() || args.save_labels))
+    return report(Status(ErrorKind::kUsage, "--classes, --crops and --save-labels are for detect"));
 
   const bool to_file = !args.output.empty() && args.output != "-";
   const bool line_format = *format != Format::kJson;
@@ -127,6 +165,12 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     if (!st.ok()) return report(st);
   }
   DrawNamer namer(args.draw_dir, args.draw_ext, &read);
+  for (const std::string& d : {args.crops_dir, args.labels_dir}) {
+    if (d.empty()) continue;
+    Status st = make_dir(d);
+    if (!st.ok()) return report(st);
+  }
+  DrawNamer crop_namer(args.crops_dir, args.draw_ext, &read);
 
   BatchStats stats;
   stats.total = args.images.size();
@@ -134,6 +178,11 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   auto pm = prepare_model(args, default_net, &task);
   if (!pm.ok()) return report(pm.status());
   stats.load_ms = ms_since(t_load);
+  if (!args.classes.empty()) {
+    auto keep = resolve_classes(args.classes, pm->labels, pm->net);
+    if (!keep.ok()) return report(keep.status());
+    args.keep_class = std::move(*keep);
+  }
   if (verbose) {
     print_layer_table(stderr, pm->net, &pm->plan);
     print_totals(stderr, pm->net);
@@ -207,8 +256,12 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     stats.add_time(run->ms);
     write_record(rec);
     done = i + 1;
-    if (!args.draw_dir.empty()) {
-      Status st = draw_result(rec, task, namer);
+    {
+      Status st = Status::Ok();
+      if (!args.draw_dir.empty()) st = draw_result(rec, task, namer);
+      if (st.ok() && !args.crops_dir.empty()) st = write_crops(rec, crop_namer);
+      if (st.ok() && (args.save_labels || !args.labels_dir.empty()))
+        st = write_label_file(label_path_for(path, args.labels_dir), rec);
       if (!st.ok()) {
         progress.finish();
         out.abandon();

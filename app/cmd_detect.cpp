@@ -18,17 +18,16 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
   // Each stage is freed before the next is built: an untrained or odd model can yield 10^5
   // boxes, and post-processing must not outgrow the network's own peak.
   std::vector<Detection>().swap(dets);
-  if (args.top > 0 && found.size() > size_t(args.top)) {
-    // Darknet's order is kept for the boxes that remain.
-    std::vector<size_t> idx(found.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return found[a].prob > found[b].prob; });
-    idx.resize(size_t(args.top));
-    std::sort(idx.begin(), idx.end());
-    std::vector<Found> kept;
-    for (size_t i : idx) kept.push_back(found[i]);
-    found = std::move(kept);
-  }
+  if (!args.keep_class.empty())
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const Found& f) {
+                                 return size_t(f.class_id) >= args.keep_class.size() || !args.keep_class[size_t(f.class_id)];
+                               }),
+                found.end());
+  // Most confident first; stable, so equal confidences keep Darknet's order (and a rerun the
+  // same order). --top keeps the head of this list.
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.prob > b.prob; });
+  if (args.top > 0 && found.size() > size_t(args.top)) found.resize(size_t(args.top));
   r.detections.reserve(found.size());
   for (const Found& f : found) {
     DetectionRecord d;

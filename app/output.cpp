@@ -16,7 +16,8 @@ Result<Format> parse_format(const std::string& name) {
   if (name == "json") return Format::kJson;
   if (name == "jsonl") return Format::kJsonl;
   if (name == "csv") return Format::kCsv;
-  return Result<Format>(ErrorKind::kUsage, "unknown format '" + name + "' (text, json, jsonl, csv)");
+  if (name == "darknet-json") return Format::kDarknetJson;
+  return Result<Format>(ErrorKind::kUsage, "unknown format '" + name + "' (text, json, jsonl, csv, darknet-json)");
 }
 
 std::unique_ptr<ResultWriter> make_writer(Format f, Task task) {
@@ -24,6 +25,7 @@ std::unique_ptr<ResultWriter> make_writer(Format f, Task task) {
     case Format::kJson: return make_json_writer(task);
     case Format::kJsonl: return make_jsonl_writer(task);
     case Format::kCsv: return make_csv_writer(task);
+    case Format::kDarknetJson: return make_darknet_json_writer();
     case Format::kText: break;
   }
   return make_text_writer(task);

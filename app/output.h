@@ -16,9 +16,9 @@
 
 namespace mdfi::app {
 
-enum class Format { kText, kJson, kJsonl, kCsv };
+enum class Format { kText, kJson, kJsonl, kCsv, kDarknetJson };
 
-// "text", "json", "jsonl", "csv" (the --format names).
+// "text", "json", "jsonl", "csv", "darknet-json" (the --format names).
 Result<Format> parse_format(const std::string& name);
 
 class ResultWriter {
@@ -33,6 +33,7 @@ std::unique_ptr<ResultWriter> make_text_writer(Task task);
 std::unique_ptr<ResultWriter> make_json_writer(Task task);   // one JSON array
 std::unique_ptr<ResultWriter> make_jsonl_writer(Task task);  // one JSON object per line
 std::unique_ptr<ResultWriter> make_csv_writer(Task task);
+std::unique_ptr<ResultWriter> make_darknet_json_writer();  // AlexeyAB's -out layout (detect)
 std::unique_ptr<ResultWriter> make_writer(Format f, Task task);
 
 class OutputSink {

@@ -2,6 +2,7 @@
 // one image, dumping layers, and the memory report.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,11 @@ struct RunArgs {
   std::string backend = "cpu";  // --backend cpu|opencl
   std::string device;           // --device N|NAME (OpenCL)
   bool keep_weights = false;    // --keep-weights: prepared weights stay (on the device, or in RAM) across the batch
+  std::string classes;           // --classes person,car (names or ids): keep only these
+  std::vector<bool> keep_class;  // --classes resolved against the labels (empty: all)
+  std::string crops_dir;         // --crops DIR
+  bool save_labels = false;      // --save-labels: YOLO label files beside the images (AlexeyAB's rule)
+  std::string labels_dir;        // --labels-dir DIR: the label files there instead
   bool resume = false;          // --resume: skip inputs already recorded in the -o file
   std::vector<std::string> extra_inputs;  // other files the run reads (a Darknet .data file): never outputs
 };

@@ -14,10 +14,17 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   cmd.add_option("--list,-l", args.list, "read image paths from FILE, one per line; '-' reads stdin")->group(in);
 
   const char* out = "Output";
-  cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
-      ->group(out);
+  if (task == Task::kDetect)
+    cmd.add_option("--format,-f", args.format,
+                   "result format on stdout (or -o): text, json, jsonl, csv, or darknet-json (AlexeyAB's -out layout)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"text", "json", "jsonl", "csv", "darknet-json"}))
+        ->group(out);
+  else
+    cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
+        ->group(out);
   cmd.add_option("--output,-o", args.output,
                  "write results to FILE instead of stdout (text, jsonl, csv: each record appended and flushed as it "
                  "completes; json: a temp file renamed into place when complete)")
@@ -51,6 +58,16 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
         ->capture_default_str()
         ->check(number_in(0.0, 1.0, false))
         ->group(det);
+    cmd.add_option("--classes", args.classes,
+                   "keep only these classes: names or ids, comma-separated (e.g. person,car or 0,2)")
+        ->group(det);
+    cmd.add_option("--crops", args.crops_dir, "write each detection cut out of its image as DIR/<stem>_<n>_<class>.<ext>")
+        ->group(out);
+    cmd.add_flag("--save-labels", args.save_labels,
+                 "write YOLO label files (class cx cy w h per box, relative) beside each image, named as AlexeyAB's "
+                 "-save_labels names them (dog.jpg -> dog.txt, /JPEGImages/ -> /labels/)")
+        ->group(out);
+    cmd.add_option("--labels-dir", args.labels_dir, "write the YOLO label files as DIR/<stem>.txt instead")->group(out);
     args.top = 0;
     cmd.add_option("--top,-k", args.top, "keep only the K most confident boxes per image (0 = all)")
         ->capture_default_str()

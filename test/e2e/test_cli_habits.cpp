@@ -380,3 +380,87 @@ TEST_CASE("cli #3: progress and results on one terminal do not garble each other
   }
   CHECK(results == 3);
 }
+
+TEST_CASE("cli #10: boxes sorted by confidence; --classes, --crops, label files and AlexeyAB's JSON", "[cli]") {
+  const std::string dir = tmp_dir("cli_i10");
+  const std::string img = dir + "/dog.jpg";
+  copy_file(kDog, img);
+  // Random weights give many boxes of close confidence: the order matters.
+  const std::string model = det_args() + "--thresh 0.2 ";
+  auto all = run_command(bin() + " detect -q" + model + "--format json " + q(img));
+  INFO(all.err);
+  REQUIRE(all.exit_code == 0);
+  auto dets = nlohmann::json::parse(all.out)[0]["detections"];
+  REQUIRE(dets.size() >= 5);
+  for (size_t i = 1; i < dets.size(); ++i) CHECK(dets[i - 1]["confidence"] >= dets[i]["confidence"]);
+  auto top = run_command(bin() + " detect -q" + model + "--format json --top 3 " + q(img));
+  auto top3 = nlohmann::json::parse(top.out)[0]["detections"];
+  REQUIRE(top3.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(top3[i] == dets[i]);  // the head of the full list, same order
+
+  // --classes by name or id: only those, in the same order.
+  auto dogs = run_command(bin() + " detect -q" + model + "--format json --classes dog " + q(img));
+  auto only = nlohmann::json::parse(dogs.out)[0]["detections"];
+  std::vector<nlohmann::json> expect;
+  for (const auto& d : dets)
+    if (d["name"] == "dog") expect.push_back(d);
+  REQUIRE(!expect.empty());
+  CHECK(only == nlohmann::json(expect));
+  auto by_id = run_command(bin() + " detect -q" + model + "--format json --classes 1 " + q(img));
+  CHECK(nlohmann::json::parse(by_id.out)[0]["detections"] == nlohmann::json(expect));
+  auto typo = run_command(bin() + " detect -q" + model + "--classes dgo " + q(img));
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "mdfi: error: --classes: 'dgo' is not a class of this network (did you mean 'dog'?)\n");
+
+  // Label files (beside the image, AlexeyAB's rule) and AlexeyAB's JSON hold the same boxes.
+  auto extra = run_command(bin() + " detect -q" + model + "--format darknet-json --save-labels --crops " +
+                           q(dir + "/crops") + " --draw-ext png " + q(img));
+  INFO(extra.err);
+  REQUIRE(extra.exit_code == 0);
+  auto ab = nlohmann::json::parse(extra.out);
+  REQUIRE(ab.size() == 1);
+  CHECK(ab[0]["frame_id"] == 1);
+  CHECK(ab[0]["filename"] == img);
+  auto objs = ab[0]["objects"];
+  REQUIRE(objs.size() == dets.size());
+  auto labels = lines_of(slurp(dir + "/dog.txt"));
+  REQUIRE(labels.size() == dets.size());
+  for (size_t i = 0; i < dets.size(); ++i) {
+    const auto& d = dets[i];
+    const auto& o = objs[i];
+    CHECK(o["class_id"] == d["class_id"]);
+    CHECK(o["name"] == d["name"]);
+    CHECK(o["confidence"] == d["confidence"]);
+    const auto& rc = o["relative_coordinates"];
+    CHECK(rc["center_x"] == d["relative"]["cx"]);
+    CHECK(rc["center_y"] == d["relative"]["cy"]);
+    CHECK(rc["width"] == d["relative"]["w"]);
+    CHECK(rc["height"] == d["relative"]["h"]);
+    std::istringstream line(labels[i]);
+    int cls = -1;
+    double cx, cy, w, h;
+    line >> cls >> cx >> cy >> w >> h;
+    CHECK(cls == d["class_id"].get<int>());
+    CHECK(std::abs(cx - d["relative"]["cx"].get<double>()) <= 6e-5);
+    CHECK(std::abs(cy - d["relative"]["cy"].get<double>()) <= 6e-5);
+    CHECK(std::abs(w - d["relative"]["w"].get<double>()) <= 6e-5);
+    CHECK(std::abs(h - d["relative"]["h"].get<double>()) <= 6e-5);
+    CHECK(std::regex_match(labels[i], std::regex("[0-9]+( -?[0-9]+\\.[0-9]{4}){4}")));
+    // The crop is the box, pixels inclusive.
+    const std::string crop = dir + "/crops/dog_" + std::to_string(i) + "_" + d["name"].get<std::string>() + ".png";
+    REQUIRE(exists(crop));
+    const std::string png = slurp(crop);
+    REQUIRE(png.size() > 24);
+    auto be32 = [&](size_t at) {
+      return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+             (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+    };
+    CHECK(be32(16) == uint32_t(d["box"]["w"].get<int>() + 1));
+    CHECK(be32(20) == uint32_t(d["box"]["h"].get<int>() + 1));
+  }
+  // The label file of an input that is itself an input (a list named like it) is refused.
+  write_file(dir + "/dog.txt", img + "\n");
+  auto clash = run_command(bin() + " detect -q" + model + "--save-labels --list " + q(dir + "/dog.txt"));
+  CHECK(clash.exit_code == 2);
+  CHECK(slurp(dir + "/dog.txt") == img + "\n");
+}
