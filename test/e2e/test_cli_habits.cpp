@@ -217,7 +217,7 @@ TEST_CASE("cli #4: every usage error is one 'mdfi: error:' line with a did-you-m
       {"detect --thresh 2 " + std::string(kDog), "--thresh: 2 is out of range (0 to 1)"},
       {"detect -j", "--threads needs a value"},
       {"classify --top 0 " + std::string(kDog), "--top: 0 is out of range (1 to 1000000)"},
-      {"detect --format xml " + std::string(kDog), "--format: xml not in {text,json,jsonl,csv}"},
+      {"detect --format xml " + std::string(kDog), "--format: xml not in {text,json,jsonl,csv,darknet-json}"},
   };
   for (const auto& [args, expect] : cases) {
     auto r = run_command(bin() + " " + args);
