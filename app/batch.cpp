@@ -125,7 +125,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   read.add_all(args.extra_inputs);
   for (const std::string& p : {args.list, resolved->cfg_path, resolved->weights_path, resolved->labels_path}) read.add(p);
   {
-    std::vector<std::pair<std::string, const char*>> outs = {{args.output, "-o"}, {args.mem_plot, "--mem-plot"}};
+    std::vector<std::pair<std::string, const char*>> outs = {
+        {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"}};
     if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
     if (args.save_labels || !args.labels_dir.empty())
       for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
@@ -158,8 +159,10 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   }
 
   // Everything that can fail as a whole is checked before the (possibly long) model load.
-  Status writable = OutputSink::check_writable(args.output);
-  if (!writable.ok()) return report(writable);
+  for (const std::string& o : {args.output, args.darknet_json_out}) {
+    Status writable = OutputSink::check_writable(o);
+    if (!writable.ok()) return report(writable);
+  }
   if (!args.draw_dir.empty()) {
     Status st = make_dir(args.draw_dir);
     if (!st.ok()) return report(st);
@@ -194,14 +197,24 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   auto sink = OutputSink::open(args.output, mode);
   if (!sink.ok()) return report(sink.status());
   OutputSink& out = **sink;
-  auto writer = make_writer(*format, task);
+  auto writer = args.darknet_text ? make_darknet_text_writer(task, args.ext_output) : make_writer(*format, task);
   if (!append_to_data) writer->begin(out.file());
+  // Darknet's -out FILE: AlexeyAB's JSON beside the text, all-or-nothing as any JSON array.
+  std::unique_ptr<OutputSink> json_out;
+  auto json_writer = make_darknet_json_writer();
+  if (!args.darknet_json_out.empty()) {
+    auto s = OutputSink::open(args.darknet_json_out, OutputSink::Mode::kAtomic);
+    if (!s.ok()) return report(s.status());
+    json_out = std::move(*s);
+    json_writer->begin(json_out->file());
+  }
   Progress progress(args.images.size(), !quiet && stderr_is_terminal());
   // A record on the terminal must not land in the middle of the progress line.
   auto write_record = [&](const ImageResult& rec) {
     if (out.is_stdout()) progress.finish();
     writer->write(out.file(), rec);
     out.record_done();
+    if (json_out) json_writer->write(json_out->file(), rec);
   };
   install_interrupt_handlers();
   int result = kExitOk;
@@ -300,6 +313,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     writer->end(out.file());
   } else if (!sig) {
     writer->end(out.file());
+  }
+  if (json_out) {
+    if (sig) {
+      json_out->abandon();
+    } else {
+      json_writer->end(json_out->file());
+      Status st = json_out->commit();
+      if (!st.ok()) return report(st);
+    }
   }
   if (sig && to_file && !line_format) {
     out.abandon();

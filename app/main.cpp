@@ -2,6 +2,8 @@
 // errors to the documented exit codes (exit_codes.h). Results go to stdout, everything else to
 // stderr. The help text is meant to be complete enough to serve as the manual page.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -10,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "darknet_cli.h"
 #include "exit_codes.h"
 #include "usage_errors.h"
 #include "version.h"
@@ -83,6 +86,19 @@ int main(int argc, char** argv) {
       {"devices", add_devices_command(app)},   {"bench", add_bench_command(app)},
   };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
+  // A Darknet command line becomes the mdfi command it stands for.
+  const DarknetCommand dn = translate_darknet(argc, argv);
+  std::vector<char*> dn_argv;
+  if (dn.matched) {
+    if (!dn.error.empty()) {
+      std::fprintf(stderr, "mdfi: error: %s\n", dn.error.c_str());
+      return kExitUsage;
+    }
+    for (const std::string& n : dn.notes) std::fprintf(stderr, "mdfi: note: %s\n", n.c_str());
+    for (const std::string& a : dn.argv) dn_argv.push_back(const_cast<char*>(a.c_str()));
+    argc = int(dn_argv.size());
+    argv = dn_argv.data();
+  }
   bool asks_help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

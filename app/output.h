@@ -33,7 +33,9 @@ std::unique_ptr<ResultWriter> make_text_writer(Task task);
 std::unique_ptr<ResultWriter> make_json_writer(Task task);   // one JSON array
 std::unique_ptr<ResultWriter> make_jsonl_writer(Task task);  // one JSON object per line
 std::unique_ptr<ResultWriter> make_csv_writer(Task task);
-std::unique_ptr<ResultWriter> make_darknet_json_writer();  // AlexeyAB's -out layout (detect)
+std::unique_ptr<ResultWriter> make_darknet_json_writer();
+// Darknet's stdout layout for the Darknet command lines (darknet_cli.h).
+std::unique_ptr<ResultWriter> make_darknet_text_writer(Task task, bool ext_output);  // AlexeyAB's -out layout (detect)
 std::unique_ptr<ResultWriter> make_writer(Format f, Task task);
 
 class OutputSink {

@@ -47,7 +47,11 @@ struct RunArgs {
   std::string crops_dir;         // --crops DIR
   bool save_labels = false;      // --save-labels: YOLO label files beside the images (AlexeyAB's rule)
   std::string labels_dir;        // --labels-dir DIR: the label files there instead
-  bool resume = false;          // --resume: skip inputs already recorded in the -o file
+  bool resume = false;
+  // Set by the Darknet command lines (darknet_cli.h) through hidden options:
+  bool darknet_text = false;     // Darknet's text layout on stdout
+  bool ext_output = false;       // -ext_output: boxes in that layout
+  std::string darknet_json_out;  // -out FILE: AlexeyAB's JSON beside the text          // --resume: skip inputs already recorded in the -o file
   std::vector<std::string> extra_inputs;  // other files the run reads (a Darknet .data file): never outputs
 };
 

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -463,4 +465,126 @@ TEST_CASE("cli #10: boxes sorted by confidence; --classes, --crops, label files 
   auto clash = run_command(bin() + " detect -q" + model + "--save-labels --list " + q(dir + "/dog.txt"));
   CHECK(clash.exit_code == 2);
   CHECK(slurp(dir + "/dog.txt") == img + "\n");
+}
+
+TEST_CASE("cli #11: Darknet command lines run unchanged and give the boxes of the mdfi command", "[cli]") {
+  const std::string dir = tmp_dir("cli_i11");
+  const std::string img = dir + "/dog.jpg", img2 = dir + "/eagle.jpg";
+  copy_file(kDog, img);
+  copy_file(kEagle, img2);
+  // Darknet's file names: CFG.cfg, WEIGHTS.weights, and a .data file naming the labels
+  // (relative to the current directory, as Darknet opens it).
+  copy_file(detector_cfg(), dir + "/tiny.cfg");
+  copy_file(detector_weights(), dir + "/tiny.weights");
+  copy_file(source_path("test/data/cli/tiny.names"), dir + "/tiny.names");
+  write_file(dir + "/tiny.data", "classes = 2\n# labels\nnames = tiny.names\n");
+  const std::string in_dir = "cd " + q(dir) + " && " + bin() + " ";
+  const std::string mdfi_cmd = "detect -q -j1 -c tiny.cfg -w tiny.weights --names tiny.names --format darknet-json ";
+
+  // detector test with -out: AlexeyAB's JSON equals mdfi's darknet-json for the same thresholds.
+  auto dn = run_command(in_dir + "detector test tiny.data tiny.cfg tiny.weights dog.jpg -thresh 0.3 -ext_output "
+                                 "-dont_show -out result.json -i 0");
+  INFO(dn.err);
+  REQUIRE(dn.exit_code == 0);
+  CHECK(dn.err.find("mdfi: note: -i 0 ignored") != std::string::npos);
+  auto ref = run_command(in_dir + mdfi_cmd + "--thresh 0.3 dog.jpg");
+  REQUIRE(ref.exit_code == 0);
+  const auto expect = nlohmann::json::parse(ref.out);
+  CHECK(nlohmann::json::parse(slurp(dir + "/result.json")) == expect);
+  // Darknet's text: the header, then one "name: NN%\t(left_x: ...)" line per box.
+  auto rows = lines_of(dn.out);
+  REQUIRE(!rows.empty());
+  CHECK(std::regex_match(rows[0], std::regex("dog\\.jpg: Predicted in [0-9]+\\.[0-9]{6} milli-seconds\\.")));
+  const auto& objs = expect[0]["objects"];
+  REQUIRE(objs.size() >= 1);
+  CHECK(rows.size() == objs.size() + 1);
+  std::multiset<std::string> want, got(rows.begin() + 1, rows.end());
+  for (const auto& o : objs) {
+    const auto& r = o["relative_coordinates"];
+    const float cx = r["center_x"].get<float>(), cy = r["center_y"].get<float>();
+    const float w = r["width"].get<float>(), h = r["height"].get<float>();
+    char line[256];
+    std::snprintf(line, sizeof line, "%s: %.0f%%\t(left_x: %4.0f   top_y: %4.0f   width: %4.0f   height: %4.0f)",
+                  o["name"].get<std::string>().c_str(), o["confidence"].get<double>() * 100,
+                  std::round((cx - w / 2) * 768), std::round((cy - h / 2) * 576), std::round(w * 768),
+                  std::round(h * 576));
+    want.insert(line);
+  }
+  // Coordinates from the 6-decimal JSON may round one pixel apart from the engine's floats:
+  // names and percentages must match exactly, positions within a pixel.
+  auto parse = [](const std::string& l) {
+    std::array<double, 4> v{};
+    std::sscanf(l.c_str() + l.find('\t'), "\t(left_x: %lf top_y: %lf width: %lf height: %lf)", &v[0], &v[1], &v[2],
+                &v[3]);
+    return std::make_pair(l.substr(0, l.find('\t')), v);
+  };
+  std::vector<std::pair<std::string, std::array<double, 4>>> pending;
+  for (const auto& l : want) pending.push_back(parse(l));
+  for (const auto& l : got) {
+    INFO(l);
+    const auto g = parse(l);
+    auto it = std::find_if(pending.begin(), pending.end(), [&](const auto& w) {
+      if (w.first != g.first) return false;
+      for (int k = 0; k < 4; ++k)
+        if (std::abs(w.second[size_t(k)] - g.second[size_t(k)]) > 1) return false;
+      return true;
+    });
+    CHECK(it != pending.end());
+    if (it != pending.end()) pending.erase(it);
+  }
+  CHECK(pending.empty());
+
+  // No IMAGE: paths from stdin, one per line, as AlexeyAB reads them.
+  write_file(dir + "/list.txt", "dog.jpg\neagle.jpg\n");
+  auto piped = run_command(in_dir + "detector test tiny.data tiny.cfg tiny.weights -thresh 0.3 -out both.json < list.txt");
+  INFO(piped.err);
+  REQUIRE(piped.exit_code == 0);
+  auto both = nlohmann::json::parse(slurp(dir + "/both.json"));
+  REQUIRE(both.size() == 2);
+  CHECK(both[0]["objects"] == expect[0]["objects"]);
+  CHECK(both[1]["filename"] == "eagle.jpg");
+  CHECK(both[1]["frame_id"] == 2);
+
+  // -save_labels: the label file beside the image.
+  auto lab = run_command(in_dir + "detector test tiny.data tiny.cfg tiny.weights dog.jpg -thresh 0.3 -save_labels");
+  CHECK(lab.exit_code == 0);
+  CHECK(lines_of(slurp(dir + "/dog.txt")).size() == objs.size());
+
+  // darknet detect CFG WEIGHTS IMG reads cfg/coco.data from the current directory; threshold .24.
+  REQUIRE(::mkdir((dir + "/cfg").c_str(), 0755) == 0);
+  write_file(dir + "/cfg/coco.data", "names=tiny.names\n");
+  auto det = run_command(in_dir + "detect tiny.cfg tiny.weights dog.jpg");
+  auto det_ref = run_command(in_dir + "detect -q -j1 -c tiny.cfg -w tiny.weights --names tiny.names --thresh 0.24 "
+                                      "--format json dog.jpg");
+  INFO(det.err);
+  REQUIRE(det.exit_code == 0);
+  CHECK(lines_of(det.out).size() == nlohmann::json::parse(det_ref.out)[0]["detections"].size() + 1);
+  CHECK(det.out.find("dog.jpg: Predicted in ") == 0);
+
+  // classifier predict DATA CFG WEIGHTS IMG: top from -t (else the .data's top=, else 1).
+  copy_file(classifier_cfg(), dir + "/cls.cfg");
+  copy_file(classifier_weights(), dir + "/cls.weights");
+  write_file(dir + "/cls.data", "labels=" + source_path("test/data/cli/tiny-classes.names") + "\ntop=2\n");
+  auto cp = run_command(in_dir + "classifier predict cls.data cls.cfg cls.weights dog.jpg");
+  auto cp_ref = run_command(in_dir + "classify -q " + cls_args() + "--top 2 dog.jpg");
+  INFO(cp.err);
+  REQUIRE(cp.exit_code == 0);
+  auto a = lines_of(cp.out), b = lines_of(cp_ref.out);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  CHECK(a[1] == b[1]);
+  CHECK(a[2] == b[2]);
+  auto cp1 = run_command(in_dir + "classifier predict cls.data cls.cfg cls.weights dog.jpg -t 1");
+  CHECK(lines_of(cp1.out).size() == 2);
+
+  // What mdfi does not do is one line naming what it does, exit 2; the .data file is an input.
+  for (const char* bad : {"detector train tiny.data tiny.cfg", "detector test tiny.data tiny.cfg tiny.weights -map",
+                          "detector demo tiny.data tiny.cfg tiny.weights", "classifier train cls.data cls.cfg",
+                          "detector test tiny.data tiny.cfg tiny.weights dog.jpg -out tiny.data"}) {
+    auto r = run_command(in_dir + bad);
+    INFO(bad << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(slurp(dir + "/tiny.data") == "classes = 2\n# labels\nnames = tiny.names\n");
 }
