@@ -588,3 +588,71 @@ TEST_CASE("cli #11: Darknet command lines run unchanged and give the boxes of th
   }
   CHECK(slurp(dir + "/tiny.data") == "classes = 2\n# labels\nnames = tiny.names\n");
 }
+
+TEST_CASE("cli #12: the docs match: README figures, the command table, a readable --mem-plot", "[cli]") {
+  // The README's classify example prints the figure written beside it.
+  const std::string readme = slurp(source_path("README.md"));
+  std::smatch m;
+  REQUIRE(std::regex_search(readme, m, std::regex("mdfi classify --net tiny -w tiny.weights --top 5 eagle.jpg +# ([0-9.]+%: [a-z ]+)\n")));
+  const std::string tiny = shared_path("models/tiny-darknet-imagenet/tiny.weights");
+  if (!tiny.empty()) {
+    const std::string dir = tmp_dir("cli_i12_readme");
+    copy_file(kEagle, dir + "/eagle.jpg");
+    auto r = run_command("cd " + q(dir) + " && " + bin() + " classify -q --net tiny -w " + q(tiny) + " --top 5 eagle.jpg");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("\n" + m[1].str() + "\n") != std::string::npos);
+  } else {
+    WARN("SKIPPED: the README figure check needs ../shared/models/tiny-darknet-imagenet");
+  }
+
+  // app/README.md's command table has a row for every command of `mdfi --help`.
+  const std::string manual = slurp(source_path("app/README.md"));
+  auto help = run_command(bin() + " --help");
+  std::istringstream lines(help.out.substr(help.out.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);
+  int commands = 0;
+  while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ' && line[2] != ' ') {
+    const std::string cmd = line.substr(2, line.find(' ', 2) - 2);
+    INFO(cmd);
+    CHECK(manual.find("| `" + cmd + "` |") != std::string::npos);
+    ++commands;
+  }
+  CHECK(commands >= 8);
+
+  // --mem-plot: round y ticks evenly spaced from 0, layer indices under the bars, the peak
+  // marked where the memory report puts it, Darknet's line only at its real height.
+  const std::string dir = tmp_dir("cli_i12_plot");
+  auto r = run_command(bin() + " detect -q" + det_args() + "--mem-plot " + q(dir + "/p.svg") + " --mem-report=" +
+                       q(dir + "/r.json") + " " + kDog);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string svg = slurp(dir + "/p.svg");
+  std::vector<double> ticks;
+  const std::regex ytick("class='ytick' data-bytes='([0-9]+)'"), xtick("class='xtick'[^>]*>([0-9]+)<");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), ytick), end; it != end; ++it)
+    ticks.push_back(std::stod((*it)[1]));
+  REQUIRE(ticks.size() >= 4);
+  CHECK(ticks[0] == 0);
+  const double step = ticks[1];
+  const double mant = step / std::pow(10.0, std::floor(std::log10(step)));
+  CHECK((mant == 1 || mant == 2 || mant == 5));
+  for (size_t i = 1; i < ticks.size(); ++i) CHECK(ticks[i] == step * double(i));
+  auto report = nlohmann::json::parse(slurp(dir + "/r.json"));
+  size_t peak = 0;
+  int peak_layer = -1;
+  for (const auto& l : report["layers"])
+    if (l["heap_peak"].get<size_t>() > peak) peak = l["heap_peak"].get<size_t>(), peak_layer = l["layer"].get<int>();
+  CHECK(svg.find("<g id='peak' data-layer='" + std::to_string(peak_layer) + "' data-bytes='" + std::to_string(peak) +
+                 "'") != std::string::npos);
+  CHECK(ticks.back() >= double(peak));
+  int xticks = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), xtick), end; it != end; ++it)
+    ++xticks;
+  CHECK(xticks == int(report["layers"].size()));  // 4 layers: every index shown
+  if (std::regex_search(svg, m, std::regex("<line id='darknet' data-bytes='([0-9]+)'")))
+    CHECK(std::stod(m[1]) <= ticks.back());
+  else
+    CHECK(svg.find("id='darknet-note'") != std::string::npos);
+}
