@@ -93,6 +93,7 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path, Mo
 OutputSink::~OutputSink() { abandon(); }
 
 void OutputSink::record_done() {
+  ++records_;
   if (is_stdout_ || mode_ != Mode::kAtomic) std::fflush(f_);
 }
 
@@ -147,6 +148,7 @@ void OutputSink::abandon() {
     std::fflush(f_);
   } else if (mode_ != Mode::kAtomic) {
     std::fclose(f_);  // the finished records stay: each one is complete
+    if (mode_ == Mode::kLines && records_ == 0) ::unlink(path_.c_str());
   } else {
     std::fclose(f_);  // an unnamed O_TMPFILE file simply disappears
     if (!tmp_.empty()) ::unlink(tmp_.c_str());

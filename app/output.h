@@ -59,7 +59,9 @@ class OutputSink {
   // Atomic: makes the file appear under its final name; fails (and removes the temp file) on
   // any write error. Lines: flushes, fsyncs and closes.
   Status commit();
-  // The run failed as a whole. Atomic: drops the partial file. Lines: keeps the finished records.
+  // The run failed as a whole. Atomic: drops the partial file. Lines: keeps the finished
+  // records; a file this run created and wrote no record to is removed (nothing half-done is
+  // left under the name asked for).
   void abandon();
 
  private:
@@ -68,6 +70,7 @@ class OutputSink {
   std::string path_, tmp_;
   bool is_stdout_ = true;
   Mode mode_ = Mode::kAtomic;
+  size_t records_ = 0;
 };
 
 }  // namespace mdfi::app
