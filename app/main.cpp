@@ -33,7 +33,7 @@ int report(const Status& st) {
 
 static const char* kFooter =
     "Results go to stdout (or -o FILE); progress, warnings, errors and the summary go to stderr.\n"
-    "mdfi never prompts; '--list -' is the only thing that reads stdin.\n"
+    "mdfi never prompts; only '--list -' (and a Darknet command line without an image) reads stdin.\n"
     "\n"
     "Exit codes:\n"
     "  0  every image succeeded\n"
@@ -57,6 +57,8 @@ static const char* kFooter =
     "  mdfi classify --net darknet19 --top 3 --format csv -o classes.csv images/\n"
     "  mdfi plan --net yolov3        (predicted memory, no weights needed)\n"
     "  mdfi models                   (named networks and where their weights are)\n"
+    "  mdfi detector test cfg/coco.data yolov4-tiny.cfg yolov4-tiny.weights dog.jpg -ext_output\n"
+    "                                (Darknet's command lines run unchanged; see app/README.md)\n"
     "\n"
     "Run 'mdfi COMMAND --help' for the options of one command.";
 
