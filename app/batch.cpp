@@ -92,6 +92,41 @@ Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
   return write_canvas(*canvas, namer.name_for(r.image));
 }
 
+InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
+  InputFiles read;
+  read.add_all(args.images);
+  read.add_all(args.extra_inputs);
+  for (const std::string& p : {args.list, m.cfg_path, m.weights_path, m.labels_path}) read.add(p);
+  return read;
+}
+
+// Every output whose name is known before the run, against the inputs: exit 2 before writing.
+Status check_outputs(const RunArgs& args, const InputFiles& read) {
+  std::vector<std::pair<std::string, const char*>> outs = {
+      {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"}};
+  if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
+  if (args.save_labels || !args.labels_dir.empty())
+    for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
+  for (const auto& [path, what] : outs) MDFI_RETURN_IF_ERROR(read.check_output(path, what));
+  return Status::Ok();
+}
+
+// --resume: drops the inputs already recorded in the -o file; `append` says whether the file
+// already holds data (then a CSV header is not written again).
+Status skip_recorded(RunArgs& args, Format format, bool& append) {
+  auto done = read_recorded(args.output, format);
+  if (!done.ok()) return done.status();
+  append = done->file_has_data;
+  std::vector<std::string> todo;
+  for (std::string& p : args.images)
+    if (!done->images.count(p)) todo.push_back(std::move(p));
+  if (!verbosity().quiet)
+    std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
+                 args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());
+  args.images = std::move(todo);
+  return Status::Ok();
+}
+
 }  // namespace
 
 int run_batch(RunArgs& args, Task task, const char* default_net, const Postprocess& post) {
@@ -120,42 +155,21 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   // Every file the run reads, so that no output can replace one of them.
   auto resolved = resolve_model(args.model, default_net, true);
   if (!resolved.ok()) return report(resolved.status());
-  InputFiles read;
-  read.add_all(args.images);
-  read.add_all(args.extra_inputs);
-  for (const std::string& p : {args.list, resolved->cfg_path, resolved->weights_path, resolved->labels_path}) read.add(p);
-  {
-    std::vector<std::pair<std::string, const char*>> outs = {
-        {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"}};
-    if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
-    if (args.save_labels || !args.labels_dir.empty())
-      for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
-    for (const auto& [path, what] : outs) {
-      Status st = read.check_output(path, what);
-      if (!st.ok()) return report(st);
-    }
-  }
+  InputFiles read = files_read(args, *resolved);
+  if (Status st = check_outputs(args, read); !st.ok()) return report(st);
   if (task != Task::kDetect && (!args.classes.empty() || !args.crops_dir.empty() || args.save_labels))
     return report(Status(ErrorKind::kUsage, "--classes, --crops and --save-labels are for detect"));
 
   const bool to_file = !args.output.empty() && args.output != "-";
-  const bool line_format = *format != Format::kJson;
+  const bool line_format = *format != Format::kJson && *format != Format::kDarknetJson;
   if (args.resume && !to_file) return report(Status(ErrorKind::kUsage, "--resume needs -o FILE (the file to complete)"));
   if (args.resume && !line_format)
     return report(Status(ErrorKind::kUsage, "--resume needs a line format (--format jsonl, csv or text): a JSON array "
                                             "is written all-or-nothing, so an interrupted run leaves nothing to resume"));
   bool append_to_data = false;
   if (args.resume) {
-    auto done = read_recorded(args.output, *format);
-    if (!done.ok()) return report(done.status());
-    append_to_data = done->file_has_data;
-    std::vector<std::string> todo;
-    for (std::string& p : args.images)
-      if (!done->images.count(p)) todo.push_back(std::move(p));
-    if (!quiet)
-      std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
-                   args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());
-    args.images = std::move(todo);
+    Status st = skip_recorded(args, *format, append_to_data);
+    if (!st.ok()) return report(st);
   }
 
   // Everything that can fail as a whole is checked before the (possibly long) model load.

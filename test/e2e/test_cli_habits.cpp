@@ -177,8 +177,11 @@ TEST_CASE("cli #13: an interrupted batch keeps its finished records, --resume co
   CHECK(r.exit_code == 130);
   CHECK(!exists(js));
   // --resume refuses formats it cannot complete.
-  auto bad = run_command(bin() + " detect" + det_args() + "--format json -o " + q(js) + " --resume " + q(kDog));
-  CHECK(bad.exit_code == 2);
+  for (const char* fmt : {"json", "darknet-json"}) {
+    auto bad = run_command(bin() + " detect" + det_args() + "--format " + fmt + " -o " + q(js) + " --resume " + q(kDog));
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("all-or-nothing") != std::string::npos);
+  }
 }
 
 TEST_CASE("cli #2: the wrong command for the network is refused with the right one", "[cli]") {
