@@ -82,14 +82,18 @@ Status make_dir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
+Status draw_result_to(const ImageResult& r, Task task, const std::string& path) {
   auto canvas = load_canvas(r.image);
   if (!canvas.ok()) return canvas.status();
   if (task == Task::kDetect)
     draw_detections(*canvas, r.detections);
   else
     draw_classes(*canvas, r.classes);
-  return write_canvas(*canvas, namer.name_for(r.image));
+  return write_canvas(*canvas, path);
+}
+
+Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
+  return draw_result_to(r, task, namer.name_for(r.image));
 }
 
 InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
@@ -103,7 +107,8 @@ InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
 // Every output whose name is known before the run, against the inputs: exit 2 before writing.
 Status check_outputs(const RunArgs& args, const InputFiles& read) {
   std::vector<std::pair<std::string, const char*>> outs = {
-      {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"}};
+      {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"},
+      {args.predictions, "Darknet's picture"}};
   if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
   if (args.save_labels || !args.labels_dir.empty())
     for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
@@ -286,6 +291,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     {
       Status st = Status::Ok();
       if (!args.draw_dir.empty()) st = draw_result(rec, task, namer);
+      if (st.ok() && !args.predictions.empty()) st = draw_result_to(rec, task, args.predictions);
       if (st.ok() && !args.crops_dir.empty()) st = write_crops(rec, crop_namer);
       if (st.ok() && (args.save_labels || !args.labels_dir.empty()))
         st = write_label_file(label_path_for(path, args.labels_dir), rec);

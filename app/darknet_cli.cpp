@@ -150,6 +150,7 @@ DarknetCommand translate_darknet(int argc, char** argv) {
       if (s.opt.count("-ext_output")) c.argv.push_back("--ext-output");
       if (s.opt.count("-save_labels")) c.argv.push_back("--save-labels");
       if (s.opt.count("-out")) c.argv.insert(c.argv.end(), {"--darknet-json-out", s.opt["-out"]});
+      c.argv.insert(c.argv.end(), {"--darknet-predictions", "predictions.jpg"});
     } else {
       const std::string top = s.opt.count("-t") ? s.opt["-t"] : std::to_string(data.top > 0 ? data.top : 1);
       c.argv.insert(c.argv.end(), {"--top", top});
@@ -189,6 +190,7 @@ DarknetCommand translate_darknet(int argc, char** argv) {
     if (exists("cfg/coco.data")) c.argv.insert(c.argv.end(), {"--darknet-data", "cfg/coco.data"});
     if (!names.empty()) c.argv.insert(c.argv.end(), {"--names", names});
     if (s.opt.count("-ext_output")) c.argv.push_back("--ext-output");
+    c.argv.insert(c.argv.end(), {"--darknet-predictions", "predictions.jpg"});
     for (const char* ignored : {"-i", "-gpus", "-nogpu"})
       if (s.opt.count(ignored))
         c.notes.push_back(std::string(ignored) + " ignored: mdfi runs on the CPU (--backend opencl for a GPU)");

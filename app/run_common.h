@@ -51,7 +51,8 @@ struct RunArgs {
   // Set by the Darknet command lines (darknet_cli.h) through hidden options:
   bool darknet_text = false;     // Darknet's text layout on stdout
   bool ext_output = false;       // -ext_output: boxes in that layout
-  std::string darknet_json_out;  // -out FILE: AlexeyAB's JSON beside the text          // --resume: skip inputs already recorded in the -o file
+  std::string darknet_json_out;  // -out FILE: AlexeyAB's JSON beside the text
+  std::string predictions;       // Darknet's predictions.jpg: each image drawn there in turn          // --resume: skip inputs already recorded in the -o file
   std::vector<std::string> extra_inputs;  // other files the run reads (a Darknet .data file): never outputs
 };
 

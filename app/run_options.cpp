@@ -87,6 +87,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   if (task == Task::kDetect) {
     cmd.add_flag("--ext-output", args.ext_output)->group("");
     cmd.add_option("--darknet-json-out", args.darknet_json_out)->group("");
+    cmd.add_option("--darknet-predictions", args.predictions)->group("");
   }
 
   const char* diag = "Diagnostics";

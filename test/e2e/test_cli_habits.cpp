@@ -494,6 +494,7 @@ TEST_CASE("cli #11: Darknet command lines run unchanged and give the boxes of th
   REQUIRE(ref.exit_code == 0);
   const auto expect = nlohmann::json::parse(ref.out);
   CHECK(nlohmann::json::parse(slurp(dir + "/result.json")) == expect);
+  CHECK(exists(dir + "/predictions.jpg"));  // Darknet's picture, in the current directory
   // Darknet's text: the header, then one "name: NN%\t(left_x: ...)" line per box.
   auto rows = lines_of(dn.out);
   REQUIRE(!rows.empty());
