@@ -9,6 +9,7 @@
 #include "compat.h"
 #include "data_file.h"
 #include "named_nets.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -95,9 +96,14 @@ Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_n
     const std::string name = args.net.empty() ? (default_net ? default_net : "") : args.net;
     if (name.empty()) return Result<ResolvedModel>(ErrorKind::kUsage, "give --net NAME or --cfg FILE");
     const NamedNet* n = find_named_net(name);
-    if (!n)
-      return Result<ResolvedModel>(ErrorKind::kUsage,
-                                   "unknown network '" + name + "' (known: " + named_net_list(args.task) + ")");
+    if (!n) {
+      std::vector<std::string> names;
+      for (const NamedNet& k : named_nets()) names.push_back(k.name);
+      const std::string dym = did_you_mean(name, names);
+      return Result<ResolvedModel>(ErrorKind::kUsage, "unknown network '" + name + "'" +
+                                                          (dym.empty() ? "" : " (did you mean '" + dym + "'?)") +
+                                                          "; known: " + named_net_list(args.task));
+    }
     if (args.task && std::string(args.task) != n->task)
       return Result<ResolvedModel>(ErrorKind::kUsage, std::string("'") + n->name + "' is a " +
                                                           (std::string(n->task) == "detect" ? "detection" : "classification") +

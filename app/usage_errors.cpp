@@ -163,6 +163,18 @@ std::string usage_message(CLI::App& app, const CLI::ParseError& e, int argc, cha
   if (msg.find(" required ") != std::string::npos && msg.find(" missing") != std::string::npos)
     return msg.substr(0, msg.find(':')) + " needs a value" + help;
   if (msg == "A subcommand is required") return "no command given (commands: " + joined(command_names(app)) + ")";
+  // "--format: jsn not in {text,json,jsonl,csv}": name the closest allowed value.
+  const size_t in = msg.find(" not in {");
+  if (in != std::string::npos && msg.back() == '}') {
+    const size_t colon = msg.find(": ");
+    std::vector<std::string> allowed;
+    std::istringstream list(msg.substr(in + 9, msg.size() - in - 10));
+    for (std::string v; std::getline(list, v, ',');) allowed.push_back(v);
+    if (colon != std::string::npos && colon < in) {
+      const std::string m = did_you_mean(msg.substr(colon + 2, in - colon - 2), allowed);
+      if (!m.empty()) return msg + " (did you mean " + m + "?)" + help;
+    }
+  }
   std::replace(msg.begin(), msg.end(), '\n', ' ');
   return msg + help;
 }

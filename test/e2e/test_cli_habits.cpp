@@ -223,6 +223,8 @@ TEST_CASE("cli #4: every usage error is one 'mdfi: error:' line with a did-you-m
       {"detect -j", "--threads needs a value"},
       {"classify --top 0 " + std::string(kDog), "--top: 0 is out of range (1 to 1000000)"},
       {"detect --format xml " + std::string(kDog), "--format: xml not in {text,json,jsonl,csv,darknet-json}"},
+      {"detect --format jsn " + std::string(kDog), "--format: jsn not in {text,json,jsonl,csv,darknet-json} (did you mean json?)"},
+      {"detect --net yolov3-tiy " + std::string(kDog), "unknown network 'yolov3-tiy' (did you mean 'yolov3-tiny'?)"},
   };
   for (const auto& [args, expect] : cases) {
     auto r = run_command(bin() + " " + args);
