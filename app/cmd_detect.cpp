@@ -58,6 +58,7 @@ Action add_detect_command(CLI::App& app) {
   add_run_options(*cmd, *args, Task::kDetect, "yolov3");
   return [args, cmd]() {
     args->mem_report_on = cmd->count("--mem-report") > 0;
+    if (args->mem_report.empty() || args->mem_report == "true") args->mem_report = "-";  // the bare flag
     return run_batch(*args, Task::kDetect, "yolov3", detections_of);
   };
 }

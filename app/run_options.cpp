@@ -96,7 +96,9 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
   // A flag, not an option with an optional value: `--mem-report photo.jpg` must leave photo.jpg an
   // input (an optional value swallowed the next argument and overwrote a photo). FILE only as
   // --mem-report=FILE.
-  cmd.add_flag("--mem-report{-}", args.mem_report,
+  // CLI11 stores "true" for the bare flag; the commands turn that into "-" (stderr), so a file
+  // literally named true is --mem-report=./true.
+  cmd.add_flag("--mem-report", args.mem_report,
                "per-layer memory report on stderr; --mem-report=FILE writes it as JSON to FILE")
       ->group(diag);
   cmd.add_option("--mem-plot", args.mem_plot, "draw per-layer heap (weights/activations/workspace) as an SVG file")
