@@ -99,8 +99,7 @@ Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
 InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
   InputFiles read;
   read.add_all(args.images);
-  read.add_all(args.extra_inputs);
-  for (const std::string& p : {args.list, m.cfg_path, m.weights_path, m.labels_path}) read.add(p);
+  for (const std::string& p : {args.list, m.cfg_path, m.weights_path, m.labels_path, args.model.data}) read.add(p);
   return read;
 }
 

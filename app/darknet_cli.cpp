@@ -6,7 +6,7 @@
 #include <fstream>
 #include <map>
 
-#include "named_nets.h"
+#include "data_file.h"
 
 namespace mdfi::app {
 
@@ -81,30 +81,6 @@ const std::map<std::string, std::string>& unsupported_options() {
 
 }  // namespace
 
-bool read_darknet_data(const std::string& path, DarknetData& out, std::string& error) {
-  std::ifstream f(path);
-  if (!f) {
-    error = path + ": cannot open the Darknet .data file";
-    return false;
-  }
-  std::string line, labels;
-  while (std::getline(f, line)) {
-    std::string s;
-    for (char c : line)
-      if (c != ' ' && c != '\t' && c != '\r' && c != '\n') s += c;
-    if (s.empty() || s[0] == '#' || s[0] == ';') continue;
-    const size_t eq = s.find('=');
-    if (eq == std::string::npos) continue;  // Darknet reports and skips such a line
-    const std::string key = s.substr(0, eq), val = s.substr(eq + 1);
-    if (key == "names") out.names = val;
-    else if (key == "labels") labels = val;
-    else if (key == "classes") out.classes = std::atoi(val.c_str());
-    else if (key == "top") out.top = std::atoi(val.c_str());
-  }
-  if (out.names.empty()) out.names = labels;
-  return true;
-}
-
 DarknetCommand translate_darknet(int argc, char** argv) {
   DarknetCommand c;
   if (argc < 2) return c;
@@ -138,12 +114,9 @@ DarknetCommand translate_darknet(int argc, char** argv) {
       c.error = "unexpected argument '" + s.pos[4] + "' after darknet " + cmd + " " + mode + " DATA CFG WEIGHTS IMAGE";
       return c;
     }
-    DarknetData data;
-    std::string err;
-    if (!read_darknet_data(s.pos[0], data, err)) return c.error = err, c;
-    c.argv = {self, det ? "detect" : "classify", "-c", s.pos[1], "-w", s.pos[2], "--darknet-data", s.pos[0],
-              "--darknet-text"};
-    if (!data.names.empty()) c.argv.insert(c.argv.end(), {"--names", data.names});
+    auto data = parse_data_file(s.pos[0]);
+    if (!data.ok()) return c.error = data.status().message(), c;
+    c.argv = {self, det ? "detect" : "classify", "-c", s.pos[1], "-w", s.pos[2], "--data", s.pos[0], "--darknet-text"};
     if (det) {
       c.argv.insert(c.argv.end(), {"--thresh", s.opt.count("-thresh") ? s.opt["-thresh"] : "0.25"});
       if (s.opt.count("-hier")) c.argv.insert(c.argv.end(), {"--hier", s.opt["-hier"]});
@@ -152,7 +125,9 @@ DarknetCommand translate_darknet(int argc, char** argv) {
       if (s.opt.count("-out")) c.argv.insert(c.argv.end(), {"--darknet-json-out", s.opt["-out"]});
       c.argv.insert(c.argv.end(), {"--darknet-predictions", "predictions.jpg"});
     } else {
-      const std::string top = s.opt.count("-t") ? s.opt["-t"] : std::to_string(data.top > 0 ? data.top : 1);
+      const DataFile::Entry* top_entry = data->find("top");
+      const int data_top = top_entry ? std::atoi(top_entry->value.c_str()) : 0;
+      const std::string top = s.opt.count("-t") ? s.opt["-t"] : std::to_string(data_top > 0 ? data_top : 1);
       c.argv.insert(c.argv.end(), {"--top", top});
     }
     for (const char* ignored : {"-i", "-gpus", "-nogpu"})
@@ -175,20 +150,11 @@ DarknetCommand translate_darknet(int argc, char** argv) {
       c.error = "unexpected argument '" + s.pos[3] + "' after darknet detect CFG WEIGHTS IMAGE";
       return c;
     }
-    // Darknet reads cfg/coco.data from the current directory; without one, mdfi's COCO names.
-    std::string names;
-    DarknetData data;
-    std::string err;
-    if (exists("cfg/coco.data")) {
-      if (!read_darknet_data("cfg/coco.data", data, err)) return c.error = err, c;
-      names = data.names;
-    } else if (const NamedNet* n = find_named_net("yolov3")) {
-      names = labels_path_for(*n);
-    }
+    // Darknet reads cfg/coco.data from the current directory; without one, the labels mdfi
+    // finds for a --cfg (CFG_STEM.names or the one .names file beside the cfg).
     c.argv = {self, "detect", "-c", s.pos[0], "-w", s.pos[1], "--darknet-text",
               "--thresh", s.opt.count("-thresh") ? s.opt["-thresh"] : "0.24"};
-    if (exists("cfg/coco.data")) c.argv.insert(c.argv.end(), {"--darknet-data", "cfg/coco.data"});
-    if (!names.empty()) c.argv.insert(c.argv.end(), {"--names", names});
+    if (exists("cfg/coco.data")) c.argv.insert(c.argv.end(), {"--data", "cfg/coco.data"});
     if (s.opt.count("-ext_output")) c.argv.push_back("--ext-output");
     c.argv.insert(c.argv.end(), {"--darknet-predictions", "predictions.jpg"});
     for (const char* ignored : {"-i", "-gpus", "-nogpu"})

@@ -8,8 +8,8 @@
 //
 // Without IMG the image paths are read from stdin, one per line (`... < list.txt`), as
 // AlexeyAB reads them. Each form is rewritten into the mdfi command it stands for (detect or
-// classify with -c/-w/--names/--thresh ...) plus hidden options that select Darknet's text
-// layout; app/README.md lists the mapping. Anything else of Darknet's is a one-line error
+// classify with -c/-w/--data/--thresh ...; the .data file is read by data_file.h, as for
+// --data) plus hidden options that select Darknet's text layout; app/README.md lists the mapping. Anything else of Darknet's is a one-line error
 // naming the mdfi equivalent.
 #pragma once
 
@@ -26,15 +26,5 @@ struct DarknetCommand {
 };
 
 DarknetCommand translate_darknet(int argc, char** argv);
-
-// Darknet's .data file: `key=value` lines; whitespace anywhere is dropped and lines starting
-// with '#' or ';' are comments, as Darknet's read_data_cfg() does. Relative paths inside stay
-// relative to the current directory, where Darknet opens them.
-struct DarknetData {
-  std::string names;  // names= (classifiers: labels= when names= is absent)
-  int classes = 0;    // classes= (0 when absent)
-  int top = 0;        // top= (classifier predict)
-};
-bool read_darknet_data(const std::string& path, DarknetData& out, std::string& error);
 
 }  // namespace mdfi::app

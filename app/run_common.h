@@ -53,7 +53,6 @@ struct RunArgs {
   bool ext_output = false;       // -ext_output: boxes in that layout
   std::string darknet_json_out;  // -out FILE: AlexeyAB's JSON beside the text
   std::string predictions;       // Darknet's predictions.jpg: each image drawn there in turn          // --resume: skip inputs already recorded in the -o file
-  std::vector<std::string> extra_inputs;  // other files the run reads (a Darknet .data file): never outputs
 };
 
 struct PreparedModel {

@@ -83,7 +83,6 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
 
   // The Darknet command lines (darknet_cli.h) are rewritten into these; not for typing.
   cmd.add_flag("--darknet-text", args.darknet_text)->group("");
-  cmd.add_option("--darknet-data", args.extra_inputs)->group("");
   if (task == Task::kDetect) {
     cmd.add_flag("--ext-output", args.ext_output)->group("");
     cmd.add_option("--darknet-json-out", args.darknet_json_out)->group("");
