@@ -7,17 +7,27 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "commands.h"
+#include "det_files.h"
 #include "draw.h"
 #include "exit_codes.h"
 #include "input_feed.h"
+#include "inputs.h"
+#include "interrupt.h"
 #include "layer_table.h"
+#include "net_task.h"
 #include "output.h"
+#include "path_guard.h"
 #include "progress.h"
+#include "resume.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -25,6 +35,37 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// --classes "person,car" or "0,2" against the network's labels: a mask by class id.
+Result<std::vector<bool>> resolve_classes(const std::string& spec, const std::vector<std::string>& labels,
+                                          const Network& net) {
+  size_t n = labels.size();
+  for (const auto& l : net.layers)
+    if (l->is_output_head()) n = std::max(n, size_t(l->out.c));  // an upper bound on class ids
+  std::vector<bool> keep(n, false);
+  std::string item;
+  std::istringstream in(spec);
+  while (std::getline(in, item, ',')) {
+    const size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    if (b == std::string::npos) continue;
+    item = item.substr(b, e - b + 1);
+    auto it = std::find(labels.begin(), labels.end(), item);
+    if (it != labels.end()) {
+      keep[size_t(it - labels.begin())] = true;
+      continue;
+    }
+    if (item.find_first_not_of("0123456789") == std::string::npos && item.size() < 7 &&
+        size_t(std::stoul(item)) < (labels.empty() ? n : labels.size())) {
+      keep[std::stoul(item)] = true;
+      continue;
+    }
+    const std::string m = did_you_mean(item, labels);
+    return Result<std::vector<bool>>(ErrorKind::kUsage, "--classes: '" + item + "' is not a class of this network" +
+                                                            (m.empty() ? "" : " (did you mean '" + m + "'?)") +
+                                                            (labels.empty() ? "; without --names give class ids" : ""));
+  }
+  return keep;
 }
 
 Status make_dir(const std::string& dir) {
@@ -35,22 +76,61 @@ Status make_dir(const std::string& dir) {
     partial = dir.substr(0, pos);
     if (partial.empty()) continue;
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status(ErrorKind::kIo, dir + ": cannot create the --draw directory (" + std::strerror(errno) + ")");
+      return Status(ErrorKind::kIo, dir + ": cannot create the output directory (" + std::strerror(errno) + ")");
   }
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status(ErrorKind::kIo, dir + ": --draw needs a directory");
+    return Status(ErrorKind::kIo, dir + ": is not a directory (--draw, --crops and --labels-dir take one)");
   return Status::Ok();
 }
 
-Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
+Status draw_result_to(const ImageResult& r, Task task, const std::string& path) {
   auto canvas = load_canvas(r.image);
   if (!canvas.ok()) return canvas.status();
   if (task == Task::kDetect)
     draw_detections(*canvas, r.detections);
   else
     draw_classes(*canvas, r.classes);
-  return write_canvas(*canvas, namer.name_for(r.image));
+  return write_canvas(*canvas, path);
+}
+
+Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
+  return draw_result_to(r, task, namer.name_for(r.image));
+}
+
+InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
+  InputFiles read;
+  read.add_all(args.images);
+  for (const std::string& p : {args.list, m.cfg_path, m.weights_path, m.labels_path, args.model.data}) read.add(p);
+  return read;
+}
+
+// Every output whose name is known before the run, against the inputs: exit 2 before writing.
+Status check_outputs(const RunArgs& args, const InputFiles& read) {
+  std::vector<std::pair<std::string, const char*>> outs = {
+      {args.output, "-o"}, {args.mem_plot, "--mem-plot"}, {args.darknet_json_out, "-out"},
+      {args.predictions, "Darknet's picture"}};
+  if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
+  if (args.save_labels || !args.labels_dir.empty())
+    for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
+  for (const auto& [path, what] : outs) MDFI_RETURN_IF_ERROR(read.check_output(path, what));
+  return Status::Ok();
+}
+
+// --resume: drops the inputs already recorded in the -o file; `append` says whether the file
+// already holds data (then a CSV header is not written again).
+Status skip_recorded(RunArgs& args, Format format, bool& append) {
+  auto done = read_recorded(args.output, format);
+  if (!done.ok()) return done.status();
+  append = done->file_has_data;
+  std::vector<std::string> todo;
+  for (std::string& p : args.images)
+    if (!done->images.count(p)) todo.push_back(std::move(p));
+  if (!verbosity().quiet)
+    std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
+                 args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());
+  args.images = std::move(todo);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -68,42 +148,122 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     return report(Status(ErrorKind::kUsage, "--latest needs --stream PATH (it picks the newest frame of a stream)"));
   if (dash_image && (args.list == "-" || args.stream == "-"))
     return report(Status(ErrorKind::kUsage, "stdin can feed only one of: the image '-', --list -, --stream -"));
+  // `--list -` and --stream are read as they arrive (a camera, `inotifywait -m`): their inputs
+  // are not known in advance. Everything else is expanded now.
+  const bool lazy = args.list == "-" || !args.stream.empty();
   if (args.list == "-" && ::isatty(STDIN_FILENO) && !quiet)
     std::fprintf(stderr, "mdfi: reading image paths from the terminal, one per line; end with Ctrl-D\n");
-  auto opened_feed = args.stream.empty() ? open_path_feed(args.images, args.list) : open_mjpeg_feed(args.stream, args.latest);
-  if (!opened_feed.ok()) return report(opened_feed.status());
-  InputFeed& feed = **opened_feed;
+  std::istringstream no_stdin;
+  auto inputs = expand_inputs(args.images, args.list == "-" ? "" : args.list, no_stdin);
+  if (!inputs.ok()) return report(inputs.status());
   // An empty folder or an empty list (a `find` that matched nothing) is an empty batch, not a
   // usage error: the output is still well-formed (e.g. "[]") and the exit code 0.
-  const bool lazy = args.list == "-" || !args.stream.empty();
-  if (!lazy && feed.total() == 0 && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
-  // run_image names dump folders per image when there is more than one.
-  if (lazy || feed.total() > 1) args.images.resize(2);
+  if (!lazy && inputs->empty() && !verbosity().quiet) std::fprintf(stderr, "mdfi: warning: no images in the given inputs\n");
+  args.images = std::move(*inputs);
 
-  // Open everything that can fail as a whole before the (possibly long) model load.
-  auto sink = OutputSink::open(args.output);
-  if (!sink.ok()) return report(sink.status());
-  OutputSink& out = **sink;
+  // The wrong command for the network is refused from the cfg alone, before weights are looked for.
+  if (auto cfg_only = resolve_model(args.model, default_net, false); cfg_only.ok()) {
+    auto net = build_model(*cfg_only, args.model);
+    if (net.ok()) {
+      Status st = check_task(*net, task, cfg_only->name);
+      if (!st.ok()) return report(st);
+    }
+  }
+  // Every file the run reads, so that no output can replace one of them.
+  auto resolved = resolve_model(args.model, default_net, true);
+  if (!resolved.ok()) return report(resolved.status());
+  InputFiles read = files_read(args, *resolved);
+  if (Status st = check_outputs(args, read); !st.ok()) return report(st);
+  if (task != Task::kDetect && (!args.classes.empty() || !args.crops_dir.empty() || args.save_labels))
+    return report(Status(ErrorKind::kUsage, "--classes, --crops and --save-labels are for detect"));
+
+  const bool to_file = !args.output.empty() && args.output != "-";
+  const bool line_format = *format != Format::kJson && *format != Format::kDarknetJson;
+  if (args.resume && !to_file) return report(Status(ErrorKind::kUsage, "--resume needs -o FILE (the file to complete)"));
+  if (args.resume && !line_format)
+    return report(Status(ErrorKind::kUsage, "--resume needs a line format (--format jsonl, csv or text): a JSON array "
+                                            "is written all-or-nothing, so an interrupted run leaves nothing to resume"));
+  bool append_to_data = false;
+  if (args.resume) {
+    Status st = skip_recorded(args, *format, append_to_data);
+    if (!st.ok()) return report(st);
+  }
+
+  // Everything that can fail as a whole is checked before the (possibly long) model load.
+  for (const std::string& o : {args.output, args.darknet_json_out}) {
+    Status writable = OutputSink::check_writable(o);
+    if (!writable.ok()) return report(writable);
+  }
   if (!args.draw_dir.empty()) {
     Status st = make_dir(args.draw_dir);
     if (!st.ok()) return report(st);
   }
-  DrawNamer namer(args.draw_dir, args.draw_ext);
+  DrawNamer namer(args.draw_dir, args.draw_ext, &read);
+  for (const std::string& d : {args.crops_dir, args.labels_dir}) {
+    if (d.empty()) continue;
+    Status st = make_dir(d);
+    if (!st.ok()) return report(st);
+  }
+  DrawNamer crop_namer(args.crops_dir, args.draw_ext, &read);
+
+  // --resume drops recorded inputs from the expanded list (skip_recorded) and, for `--list -`,
+  // from the lines as they arrive.
+  std::set<std::string> recorded;
+  if (args.resume && args.list == "-") {
+    auto done_before = read_recorded(args.output, *format);
+    if (!done_before.ok()) return report(done_before.status());
+    recorded = std::move(done_before->images);
+  }
+  auto opened_feed = args.stream.empty()
+                         ? open_path_feed(args.images, args.list == "-",
+                                          [&recorded](const std::string& p) { return recorded.count(p) > 0; })
+                         : open_mjpeg_feed(args.stream, args.latest);
+  if (!opened_feed.ok()) return report(opened_feed.status());
+  InputFeed& feed = **opened_feed;
+  args.per_image_dumps = lazy || feed.total() > 1;
 
   BatchStats stats;
   stats.total = feed.total();
   const auto t_load = std::chrono::steady_clock::now();
-  auto pm = prepare_model(args, default_net);
+  auto pm = prepare_model(args, default_net, &task);
   if (!pm.ok()) return report(pm.status());
   stats.load_ms = ms_since(t_load);
+  if (!args.classes.empty()) {
+    auto keep = resolve_classes(args.classes, pm->labels, pm->net);
+    if (!keep.ok()) return report(keep.status());
+    args.keep_class = std::move(*keep);
+  }
   if (verbose) {
     print_layer_table(stderr, pm->net, &pm->plan);
     print_totals(stderr, pm->net);
   }
 
-  auto writer = make_writer(*format, task);
-  writer->begin(out.file());
+  const OutputSink::Mode mode = !line_format ? OutputSink::Mode::kAtomic
+                                : args.resume ? OutputSink::Mode::kAppend
+                                              : OutputSink::Mode::kLines;
+  auto sink = OutputSink::open(args.output, mode);
+  if (!sink.ok()) return report(sink.status());
+  OutputSink& out = **sink;
+  auto writer = args.darknet_text ? make_darknet_text_writer(task, args.ext_output) : make_writer(*format, task);
+  if (!append_to_data) writer->begin(out.file());
+  // Darknet's -out FILE: AlexeyAB's JSON beside the text, all-or-nothing as any JSON array.
+  std::unique_ptr<OutputSink> json_out;
+  auto json_writer = make_darknet_json_writer();
+  if (!args.darknet_json_out.empty()) {
+    auto s = OutputSink::open(args.darknet_json_out, OutputSink::Mode::kAtomic);
+    if (!s.ok()) return report(s.status());
+    json_out = std::move(*s);
+    json_writer->begin(json_out->file());
+  }
   Progress progress(feed.total(), !quiet && stderr_is_terminal());
+  // A record on the terminal must not land in the middle of the progress line.
+  auto write_record = [&](const ImageResult& rec) {
+    if (out.is_stdout()) progress.finish();
+    writer->write(out.file(), rec);
+    out.record_done();
+    if (json_out) json_writer->write(json_out->file(), rec);
+  };
+  install_interrupt_handlers();
   int result = kExitOk;
   // Every buffer comes from one planned arena, so pages touched once serve every layer (and every
   // image) without page faults: fresh mappings cost ~80,000 faults per YOLOv3 image, more time
@@ -113,9 +273,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   // are collected.
   const bool single = !lazy && feed.total() == 1;
   Arena arena(plan_arena(pm->plan, single));
+  size_t done = 0;
   FeedItem item;
-  for (size_t i = 0; feed.next(item); ++i) {
+  for (size_t i = 0; !interrupt_signal() && feed.next(item); ++i) {
     const std::string& path = item.name;
+    if (lazy && !item.bytes && item.error.ok()) {  // a path read from stdin: never an output of this run
+      InputFiles this_one;
+      this_one.add(path);
+      if (Status st = check_outputs(args, this_one); !st.ok()) item.error = Status(ErrorKind::kImage, path + ": " + st.message());
+    }
     ImageResult rec;
     rec.image = path;
     rec.frame = item.frame;
@@ -147,8 +313,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
       // The record already names the image; keep the error field to the reason.
       if (rec.error.rfind(path + ": ", 0) == 0) rec.error.erase(0, path.size() + 2);
       ++stats.failed;
-      writer->write(out.file(), rec);
-      out.record_done();
+      write_record(rec);
+      done = i + 1;
       if (args.fail_fast) {
         if (!quiet) std::fprintf(stderr, "mdfi: --fail-fast: stopping after %zu images\n", i + 1);
         result = kExitSomeInputs;
@@ -163,10 +329,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());  // post-processing counts too
     ++stats.ok;
     stats.add_time(run->ms);
-    writer->write(out.file(), rec);
-    out.record_done();
-    if (!args.draw_dir.empty()) {
-      Status st = draw_result(rec, task, namer);
+    write_record(rec);
+    done = i + 1;
+    {
+      Status st = Status::Ok();
+      if (!args.draw_dir.empty()) st = draw_result(rec, task, namer);
+      if (st.ok() && !args.predictions.empty()) st = draw_result_to(rec, task, args.predictions);
+      if (st.ok() && !args.crops_dir.empty()) st = write_crops(rec, crop_namer);
+      if (st.ok() && (args.save_labels || !args.labels_dir.empty()))
+        st = write_label_file(label_path_for(path, args.labels_dir), rec);
       if (!st.ok()) {
         progress.finish();
         out.abandon();
@@ -203,12 +374,40 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     out.abandon();
     return report(feed.error());
   }
-  writer->end(out.file());
-  Status st = out.commit();
-  if (!st.ok()) return report(st);
+  const int sig = interrupt_signal();
+  if (sig && !(to_file && !line_format)) {
+    // Stdout JSON is closed so what was printed parses; a JSON -o file is all-or-nothing.
+    writer->end(out.file());
+  } else if (!sig) {
+    writer->end(out.file());
+  }
+  if (json_out) {
+    if (sig) {
+      json_out->abandon();
+    } else {
+      json_writer->end(json_out->file());
+      Status st = json_out->commit();
+      if (!st.ok()) return report(st);
+    }
+  }
+  if (sig && to_file && !line_format) {
+    out.abandon();
+  } else {
+    Status st = out.commit();
+    if (!st.ok()) return report(st);
+  }
   if (stats.failed) result = kExitSomeInputs;
   if (stats.over_budget) result = kExitBudget;
   if (lazy) stats.total = stats.ok + stats.failed;  // a stream or stdin list: known only now
+  if (sig) {
+    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
+    std::fprintf(stderr, "mdfi: interrupted by %s after %zu of %zu images; %s\n", name, done, stats.total,
+                 !to_file ? "the records above are complete"
+                 : line_format ? ("rerun with --resume to finish " + args.output).c_str()
+                               : ("a JSON array is all-or-nothing: nothing was written to " + args.output).c_str());
+    return 128 + sig;
+  }
   if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
   return result;
 }

@@ -8,8 +8,11 @@
 #include "arena_plan.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "kernels/sgemm.h"
+#include "version.h"
 #include "run_common.h"
 #include "run_options.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -36,17 +39,21 @@ Action add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "time a network: warm-up, repeats, min/median/max, per-layer table");
   add_model_options(*cmd, a->run.model, "yolov3", true);
   cmd->add_option("image", a->image, "image to run (required; any photo, e.g. a camera frame)");
-  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
-  cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(number_in(0, 1000, true));
+  cmd->add_option("--repeat,-r", a->repeat, "timed runs")->capture_default_str()->check(number_in(1, 100000, true));
   cmd->add_option("--format,-f", a->format, "md, csv or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"md", "csv", "json"}));
-  cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(number_in(0, 1024, true));
   cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
   cmd->add_flag("--no-prefetch", a->run.no_prefetch, "no read-ahead thread for the weights file");
   cmd->add_flag("--keep-weights", a->run.keep_weights,
                 "keep prepared weights across the runs (as a batch with --keep-weights does) instead of streaming them");
-  cmd->add_option("--backend", a->run.backend, "cpu or opencl")->capture_default_str();
+  cmd->add_option("--backend", a->run.backend, "cpu or opencl")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "opencl"}));
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
   cmd->add_flag("--fast-decode", a->run.fast_decode, "as detect --fast-decode");
   cmd->add_option("--decoder", a->run.decoder, "as detect --decoder")->check(CLI::IsMember({"auto", "stb"}));
@@ -82,6 +89,7 @@ Action add_bench_command(CLI::App& app) {
       j["image"] = a->image;
       j["threads"] = threads;
       j["backend"] = a->run.backend;
+      j["kernel"] = a->run.reference ? "reference" : kernels::active_kernel().name;
       j["gflop"] = gflop;
       j["repeat"] = a->repeat;
       j["ms"] = {{"min", mn}, {"median", med}, {"max", mx}};
@@ -98,7 +106,10 @@ Action add_bench_command(CLI::App& app) {
     }
     const bool md = a->format == "md";
     const size_t kept = pm->resident ? pm->resident->tracker().peak() : 0;
-    const std::string kept_text = !kept ? "" : md ? "; kept weights " + format_bytes(kept) : ",kept=" + format_bytes(kept);
+    std::string kept_text = !kept ? "" : md ? "; kept weights " + format_bytes(kept) : ",kept=" + format_bytes(kept);
+    const std::string kern = a->run.reference ? "reference" : kernels::active_kernel().name;
+    kept_text += md ? "; SIMD " + (a->run.reference ? std::string("none (--reference kernels)") : kernel_text())
+                    : ",kernel=" + kern;
     std::printf(md ? "| layer | type | GFLOP | median ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n"
                    : "layer,type,gflop,median_ms,gflops_per_s,share\n");
     for (size_t l = 0; l < per_layer.size(); ++l) {

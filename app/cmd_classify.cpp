@@ -35,6 +35,7 @@ Action add_classify_command(CLI::App& app) {
   add_run_options(*cmd, *args, Task::kClassify, "alexnet");
   return [args, cmd]() {
     args->mem_report_on = cmd->count("--mem-report") > 0;
+    if (args->mem_report.empty() || args->mem_report == "true") args->mem_report = "-";  // the bare flag
     return run_batch(*args, Task::kClassify, "alexnet", classes_of);
   };
 }

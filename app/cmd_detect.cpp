@@ -36,17 +36,16 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
   // boxes, and post-processing must not outgrow the network's own peak.
   std::vector<Detection>().swap(dets);
   dets_mem.set(0);
-  if (args.top > 0 && found.size() > size_t(args.top)) {
-    // Darknet's order is kept for the boxes that remain.
-    std::vector<size_t> idx(found.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return found[a].prob > found[b].prob; });
-    idx.resize(size_t(args.top));
-    std::sort(idx.begin(), idx.end());
-    std::vector<Found> kept;
-    for (size_t i : idx) kept.push_back(found[i]);
-    found = std::move(kept);
-  }
+  if (!args.keep_class.empty())
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const Found& f) {
+                                 return size_t(f.class_id) >= args.keep_class.size() || !args.keep_class[size_t(f.class_id)];
+                               }),
+                found.end());
+  // Most confident first; stable, so equal confidences keep Darknet's order (and a rerun the
+  // same order). --top keeps the head of this list.
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.prob > b.prob; });
+  if (args.top > 0 && found.size() > size_t(args.top)) found.resize(size_t(args.top));
   r.detections.reserve(found.size());
   records_mem.set(r.detections.capacity() * sizeof(DetectionRecord));
   for (const Found& f : found) {
@@ -78,6 +77,7 @@ Action add_detect_command(CLI::App& app) {
   add_run_options(*cmd, *args, Task::kDetect, "yolov3");
   return [args, cmd]() {
     args->mem_report_on = cmd->count("--mem-report") > 0;
+    if (args->mem_report.empty() || args->mem_report == "true") args->mem_report = "-";  // the bare flag
     return run_batch(*args, Task::kDetect, "yolov3", detections_of);
   };
 }

@@ -10,6 +10,7 @@
 #include "layer_table.h"
 #include "model_args.h"
 #include "arena_plan.h"
+#include "path_guard.h"
 #include "plan.h"
 #include "run_common.h"
 #include "weights.h"
@@ -107,6 +108,10 @@ Action add_gen_weights_command(CLI::App& app) {
   return [args, out, seed, old_header]() {
     auto m = resolve_model(*args, nullptr, false);
     if (!m.ok()) return report(m.status());
+    InputFiles read;
+    read.add(m->cfg_path);
+    Status guard = read.check_output(*out, "-o");
+    if (!guard.ok()) return report(guard);
     auto net = build_model(*m, *args);
     if (!net.ok()) return report(net.status());
     WeightsHeader h;

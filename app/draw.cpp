@@ -158,17 +158,19 @@ static std::string real_path(const std::string& p) {
   return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
 
-std::string DrawNamer::name_for(const std::string& input) {
+std::string DrawNamer::name_for(const std::string& input, const std::string& suffix) {
   std::string base = input.substr(input.find_last_of('/') + 1);
   const size_t dot = base.find_last_of('.');
   if (dot != std::string::npos && dot > 0) base.resize(dot);
   if (base.empty()) base = "image";
   const std::string in_real = real_path(input);
   for (int k = 0;; ++k) {
-    const std::string candidate = dir_ + "/" + base + (k ? "_" + std::to_string(k) : std::string()) + "." + ext_;
+    const std::string candidate =
+        dir_ + "/" + base + suffix + (k ? "_" + std::to_string(k) : std::string()) + "." + ext_;
     if (used_.count(candidate)) continue;
     const std::string cand_real = real_path(candidate);
     if (!in_real.empty() && cand_real == in_real) continue;  // never overwrite the input
+    if (inputs_ && inputs_->is_input(candidate)) continue;   // nor any other file the run reads
     used_.insert(candidate);
     return candidate;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "path_guard.h"
 #include "results.h"
 #include "status.h"
 
@@ -45,15 +46,18 @@ int text_width(const std::string& text, int scale);
 void draw_detections(Canvas& c, const std::vector<DetectionRecord>& dets);
 void draw_classes(Canvas& c, const std::vector<ClassRecord>& classes);
 
-// Output names DIR/<stem>.<ext>: unique within a run (dog.jpg from two folders gives dog.jpg and
-// dog_1.jpg) and never the input file itself.
+// Output names DIR/<stem><suffix>.<ext>: unique within a run (dog.jpg from two folders gives
+// dog.jpg and dog_1.jpg) and never one of the run's input files (`inputs`, when given; the
+// image itself always).
 class DrawNamer {
  public:
-  DrawNamer(std::string dir, std::string ext) : dir_(std::move(dir)), ext_(std::move(ext)) {}
-  std::string name_for(const std::string& input);
+  DrawNamer(std::string dir, std::string ext, const InputFiles* inputs = nullptr)
+      : dir_(std::move(dir)), ext_(std::move(ext)), inputs_(inputs) {}
+  std::string name_for(const std::string& input, const std::string& suffix = "");
 
  private:
   std::string dir_, ext_;
+  const InputFiles* inputs_;
   std::set<std::string> used_;
 };
 

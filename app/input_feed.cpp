@@ -24,7 +24,8 @@ double now_seconds() {
 
 class PathFeed final : public InputFeed {
  public:
-  PathFeed(std::vector<std::string> upfront, bool read_stdin) : items_(upfront.begin(), upfront.end()), stdin_(read_stdin) {
+  PathFeed(std::vector<std::string> upfront, bool read_stdin, std::function<bool(const std::string&)> skip)
+      : items_(upfront.begin(), upfront.end()), stdin_(read_stdin), skip_(std::move(skip)) {
     total_ = read_stdin ? 0 : items_.size();
   }
   bool next(FeedItem& item) override {
@@ -35,17 +36,19 @@ class PathFeed final : public InputFeed {
         stdin_ = false;
         break;
       }
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      std::vector<std::string> expanded;
-      auto st = expand_inputs({line}, "", std::cin);
-      if (!st.ok()) {  // an unreadable directory named on a line: that line's error record
+      const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+      if (b == std::string::npos || line[b] == '#') continue;
+      line = line.substr(b, e - b + 1);
+      if (skip_ && skip_(line)) continue;
+      std::istringstream none;
+      auto expanded = expand_inputs({line}, "", none);
+      if (!expanded.ok()) {  // an unreadable directory named on a line: that line's error record
         item = FeedItem{};
         item.name = line;
-        item.error = st.status();
+        item.error = expanded.status();
         return true;
       }
-      items_.insert(items_.end(), st->begin(), st->end());
+      items_.insert(items_.end(), expanded->begin(), expanded->end());
     }
     if (items_.empty()) return false;
     item = FeedItem{};
@@ -58,17 +61,15 @@ class PathFeed final : public InputFeed {
  private:
   std::deque<std::string> items_;
   bool stdin_;
+  std::function<bool(const std::string&)> skip_;
   size_t total_ = 0;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<InputFeed>> open_path_feed(const std::vector<std::string>& paths, const std::string& list_file) {
-  const bool from_stdin = list_file == "-";
-  std::istringstream none;
-  auto upfront = expand_inputs(paths, from_stdin ? "" : list_file, none);
-  if (!upfront.ok()) return upfront.status();
-  return std::unique_ptr<InputFeed>(std::make_unique<PathFeed>(std::move(*upfront), from_stdin));
+Result<std::unique_ptr<InputFeed>> open_path_feed(std::vector<std::string> paths, bool read_stdin,
+                                                  std::function<bool(const std::string&)> skip) {
+  return std::unique_ptr<InputFeed>(std::make_unique<PathFeed>(std::move(paths), read_stdin, std::move(skip)));
 }
 
 int MjpegSplitter::get() { return std::getc(in_); }

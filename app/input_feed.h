@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,9 +37,12 @@ class InputFeed {
   Status error_;
 };
 
-// Positional paths (directories expanded) then the lines of `list_file`; "-" reads the list
-// from stdin line by line as lines arrive, so a slow producer gets each record at once.
-Result<std::unique_ptr<InputFeed>> open_path_feed(const std::vector<std::string>& paths, const std::string& list_file);
+// Paths already expanded (command line, directories, a --list file), then, with `read_stdin`
+// (`--list -`), paths read from stdin line by line as lines arrive, so a slow producer gets each
+// record at once. Lines are trimmed; blank ones and `#` comments are skipped, as in list files;
+// a directory on a line is expanded; `skip(path)` drops a line (--resume).
+Result<std::unique_ptr<InputFeed>> open_path_feed(std::vector<std::string> paths, bool read_stdin,
+                                                  std::function<bool(const std::string&)> skip);
 
 // Concatenated JPEG frames from `path` ("-" = stdin; a FIFO, a file or a device). latest: a
 // reader thread keeps only the newest complete frame, so a slow network never lags behind the

@@ -60,17 +60,27 @@ Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& p
   std::ifstream file;
   std::istream* in = &list_stdin;
   if (list_file != "-") {
+    if (is_dir(list_file))
+      return Result<std::vector<std::string>>(
+          ErrorKind::kUsage, list_file + ": is a directory; --list takes a text file with one image path per line "
+                                         "(give a directory as a positional argument to run the images in it)");
     file.open(list_file);
     if (!file) return Result<std::vector<std::string>>(ErrorKind::kIo, list_file + ": cannot open the --list file");
     in = &file;
   }
   std::string line;
   while (std::getline(*in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // lists written on Windows
-    if (line.empty()) continue;
+    // Trailing spaces, tabs and a Windows '\r' are never part of a path here; blank lines and
+    // '#' comments are what hand-written lists hold.
+    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    line = line.substr(b, e - b + 1);
+    if (line[0] == '#') continue;
     MDFI_RETURN_IF_ERROR(add_path(line, out));
   }
-  if (in->bad()) return Result<std::vector<std::string>>(ErrorKind::kIo, list_file + ": reading the list failed");
+  if (in->bad())
+    return Result<std::vector<std::string>>(ErrorKind::kIo, list_file + ": reading the list failed (" +
+                                                                std::strerror(errno) + ")");
   return out;
 }
 

@@ -1,5 +1,5 @@
 // Batch input expansion: image paths from the command line, from --list FILE (one path per
-// line, "-" = stdin) and from directories (the images directly inside, sorted by name). Paths
+// line, "-" = stdin; leading and trailing blanks trimmed, blank lines and '#' comments skipped) and from directories (the images directly inside, sorted by name). Paths
 // are kept as given even when they do not exist: a missing file is reported per image, in the
 // results, instead of ending the batch.
 #pragma once

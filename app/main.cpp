@@ -2,6 +2,8 @@
 // errors to the documented exit codes (exit_codes.h). Results go to stdout, everything else to
 // stderr. The help text is meant to be complete enough to serve as the manual page.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -10,7 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "darknet_cli.h"
 #include "exit_codes.h"
+#include "usage_errors.h"
 #include "version.h"
 
 namespace mdfi::app {
@@ -29,7 +33,7 @@ int report(const Status& st) {
 
 static const char* kFooter =
     "Results go to stdout (or -o FILE); progress, warnings, errors and the summary go to stderr.\n"
-    "mdfi never prompts; '--list -' is the only thing that reads stdin.\n"
+    "mdfi never prompts; only '--list -' (and a Darknet command line without an image) reads stdin.\n"
     "\n"
     "Exit codes:\n"
     "  0  every image succeeded\n"
@@ -37,6 +41,8 @@ static const char* kFooter =
     "  2  usage error (bad option, bad value, no inputs)\n"
     "  3  the run finished but at least one input image failed (also when all of them did)\n"
     "  4  the predicted peak memory is over the budget (--max-mem)\n"
+    "  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM: the batch stopped after the image in\n"
+    "     progress and kept its finished records (text/jsonl/csv -o files; rerun with --resume)\n"
     "\n"
     "Environment:\n"
     "  MDFI_WEIGHTS       weights file for --net when --weights is not given\n"
@@ -51,6 +57,8 @@ static const char* kFooter =
     "  mdfi classify --net darknet19 --top 3 --format csv -o classes.csv images/\n"
     "  mdfi plan --net yolov3        (predicted memory, no weights needed)\n"
     "  mdfi models                   (named networks and where their weights are)\n"
+    "  mdfi detector test cfg/coco.data yolov4-tiny.cfg yolov4-tiny.weights dog.jpg -ext_output\n"
+    "                                (Darknet's command lines run unchanged; see app/README.md)\n"
     "\n"
     "Run 'mdfi COMMAND --help' for the options of one command.";
 
@@ -80,6 +88,31 @@ int main(int argc, char** argv) {
       {"devices", add_devices_command(app)},   {"bench", add_bench_command(app)},
   };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
+  // A Darknet command line becomes the mdfi command it stands for.
+  const DarknetCommand dn = translate_darknet(argc, argv);
+  std::vector<char*> dn_argv;
+  if (dn.matched) {
+    if (!dn.error.empty()) {
+      std::fprintf(stderr, "mdfi: error: %s\n", dn.error.c_str());
+      return kExitUsage;
+    }
+    for (const std::string& n : dn.notes) std::fprintf(stderr, "mdfi: note: %s\n", n.c_str());
+    for (const std::string& a : dn.argv) dn_argv.push_back(const_cast<char*>(a.c_str()));
+    argc = int(dn_argv.size());
+    argv = dn_argv.data();
+  }
+  bool asks_help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    asks_help = asks_help || a == "-h" || a == "--help" || a == "--version";
+  }
+  if (!asks_help) {
+    const std::string bad = precheck_usage(app, argc, argv);
+    if (!bad.empty()) {
+      std::fprintf(stderr, "mdfi: error: %s\n", bad.c_str());
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -89,8 +122,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;  // CLI11's own codes are remapped to the documented one
+    // One line in mdfi's own words; CLI11's codes are remapped to the documented one.
+    std::fprintf(stderr, "mdfi: error: %s\n", usage_message(app, e, argc, argv).c_str());
+    return kExitUsage;
   }
   for (const Cmd& c : cmds)
     if (app.got_subcommand(c.name)) return c.run();

@@ -1,6 +1,7 @@
 // --mem-plot: the per-layer live heap of one run as stacked SVG bars (weights, activations,
-// workspace), with Darknet's all-resident total drawn as a line for scale. People look at
-// memory rather than read about it.
+// workspace) over layer indices, round y ticks, a marker on the peak, and Darknet's
+// all-resident total as a line for scale (only written out when it is off the scale, never
+// drawn at a height it does not have). People look at memory rather than read about it.
 #pragma once
 
 #include <string>
@@ -13,5 +14,8 @@ Status write_mem_plot(const std::string& path, const PreparedModel& pm, const Im
 
 // Weights plus every layer output: a lower bound of what Darknet keeps resident all run long.
 size_t all_resident_bytes(const Network& net);
+
+// The smallest 1, 2 or 5 x 10^k that is >= raw: round axis steps.
+double nice_step(double raw);
 
 }  // namespace mdfi::app

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "compat.h"
 #include "data_file.h"
 #include "named_nets.h"
+#include "usage_errors.h"
 
 namespace mdfi::app {
 
@@ -94,9 +96,14 @@ Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_n
     const std::string name = args.net.empty() ? (default_net ? default_net : "") : args.net;
     if (name.empty()) return Result<ResolvedModel>(ErrorKind::kUsage, "give --net NAME or --cfg FILE");
     const NamedNet* n = find_named_net(name);
-    if (!n)
-      return Result<ResolvedModel>(ErrorKind::kUsage,
-                                   "unknown network '" + name + "' (known: " + named_net_list(args.task) + ")");
+    if (!n) {
+      std::vector<std::string> names;
+      for (const NamedNet& k : named_nets()) names.push_back(k.name);
+      const std::string dym = did_you_mean(name, names);
+      return Result<ResolvedModel>(ErrorKind::kUsage, "unknown network '" + name + "'" +
+                                                          (dym.empty() ? "" : " (did you mean '" + dym + "'?)") +
+                                                          "; known: " + named_net_list(args.task));
+    }
     if (args.task && std::string(args.task) != n->task)
       return Result<ResolvedModel>(ErrorKind::kUsage, std::string("'") + n->name + "' is a " +
                                                           (std::string(n->task) == "detect" ? "detection" : "classification") +
@@ -156,12 +163,35 @@ Result<Network> build_model(const ResolvedModel& m, const ModelArgs& args) {
   opts.height = args.height;
   if (!parse_compat(args.compat, &opts.compat))
     return Result<Network>(ErrorKind::kUsage, "--compat must be pjreddie, alexeyab or auto (got '" + args.compat + "')");
-  if (m.cfg_embedded.data() != nullptr) {
-    auto cfg = parse_cfg_text(std::string(m.cfg_embedded), m.cfg_path);
-    if (!cfg.ok()) return cfg.status();
-    return build_network(*cfg, opts);
+  auto load = [&m](const BuildOptions& o) -> Result<Network> {
+    if (m.cfg_embedded.data() != nullptr) {
+      auto cfg = parse_cfg_text(std::string(m.cfg_embedded), m.cfg_path);
+      if (!cfg.ok()) return cfg.status();
+      return build_network(*cfg, o);
+    }
+    return load_network_cfg(m.cfg_path, o);
+  };
+  auto net = load(opts);
+  if (net.ok() || (args.width <= 0 && args.height <= 0)) return net;
+  // A size the network cannot take usually fails deep inside (a route joining maps of
+  // different sizes); say what the size must be instead.
+  opts.width = opts.height = 0;
+  auto plain = load(opts);
+  if (!plain.ok()) return net;
+  int stride = 1;
+  for (const auto& l : plain->layers)
+    if (l->out.w > 1 && plain->net.w % l->out.w == 0) stride = std::max(stride, plain->net.w / l->out.w);
+  for (const auto& [flag, v] : {std::pair<const char*, int>{"--width", args.width}, {"--height", args.height}}) {
+    if (v > 0 && v % stride != 0) {
+      const int lo = v / stride * stride, hi = lo + stride;
+      return Result<Network>(ErrorKind::kUsage, std::string(flag) + " " + std::to_string(v) +
+                                                    ": must be a multiple of " + std::to_string(stride) +
+                                                    ", this network's stride (e.g. " +
+                                                    (lo > 0 ? std::to_string(lo) + " or " : std::string()) +
+                                                    std::to_string(hi) + ")");
+    }
   }
-  return load_network_cfg(m.cfg_path, opts);
+  return net;
 }
 
 }  // namespace mdfi::app

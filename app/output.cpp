@@ -16,7 +16,8 @@ Result<Format> parse_format(const std::string& name) {
   if (name == "json") return Format::kJson;
   if (name == "jsonl") return Format::kJsonl;
   if (name == "csv") return Format::kCsv;
-  return Result<Format>(ErrorKind::kUsage, "unknown format '" + name + "' (text, json, jsonl, csv)");
+  if (name == "darknet-json") return Format::kDarknetJson;
+  return Result<Format>(ErrorKind::kUsage, "unknown format '" + name + "' (text, json, jsonl, csv, darknet-json)");
 }
 
 std::unique_ptr<ResultWriter> make_writer(Format f, Task task) {
@@ -24,12 +25,31 @@ std::unique_ptr<ResultWriter> make_writer(Format f, Task task) {
     case Format::kJson: return make_json_writer(task);
     case Format::kJsonl: return make_jsonl_writer(task);
     case Format::kCsv: return make_csv_writer(task);
+    case Format::kDarknetJson: return make_darknet_json_writer();
     case Format::kText: break;
   }
   return make_text_writer(task);
 }
 
-Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
+static std::string dir_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+Status OutputSink::check_writable(const std::string& path) {
+  if (path.empty() || path == "-") return Status::Ok();
+  struct stat st {};
+  const std::string dir = dir_of(path);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status(ErrorKind::kIo, path + ": cannot create the output file (no directory " + dir + ")");
+  if (::access(dir.c_str(), W_OK) != 0)
+    return Status(ErrorKind::kIo, path + ": cannot create the output file (" + dir + " is not writable)");
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Status(ErrorKind::kIo, path + ": is a directory; -o takes a file name");
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path, Mode mode) {
   std::unique_ptr<OutputSink> s(new OutputSink());
   if (path.empty() || path == "-") {
     s->f_ = stdout;
@@ -37,10 +57,17 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
   }
   s->is_stdout_ = false;
   s->path_ = path;
+  s->mode_ = mode;
+  if (mode != Mode::kAtomic) {
+    s->f_ = std::fopen(path.c_str(), mode == Mode::kAppend ? "a" : "w");
+    if (!s->f_)
+      return Result<std::unique_ptr<OutputSink>>(ErrorKind::kIo,
+                                                  path + ": cannot open the output file (" + std::strerror(errno) + ")");
+    return s;
+  }
   // Preferably an unnamed file (O_TMPFILE) in the target's directory: if mdfi is killed
   // (Ctrl-C, OOM killer) nothing is left behind. It gets a name only in commit().
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir = dir_of(path);
   int fd = -1;
 #ifdef O_TMPFILE
   fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
@@ -66,7 +93,8 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path) {
 OutputSink::~OutputSink() { abandon(); }
 
 void OutputSink::record_done() {
-  if (is_stdout_) std::fflush(f_);
+  ++records_;
+  if (is_stdout_ || mode_ != Mode::kAtomic) std::fflush(f_);
 }
 
 Status OutputSink::commit() {
@@ -80,6 +108,12 @@ Status OutputSink::commit() {
   bool bad = std::fflush(f_) != 0 || std::ferror(f_);
   if (!bad && ::fsync(::fileno(f_)) != 0) bad = true;
   int saved = errno;
+  if (mode_ != Mode::kAtomic) {
+    if (std::fclose(f_) != 0) bad = true;
+    f_ = nullptr;
+    if (bad) return Status(ErrorKind::kIo, path_ + ": writing the results failed (" + std::strerror(saved ? saved : errno) + ")");
+    return Status::Ok();
+  }
   if (!bad && tmp_.empty()) {
     // Give the unnamed file a unique temporary name, then rename it over the target (linkat
     // cannot replace an existing file; rename can, atomically).
@@ -112,6 +146,9 @@ void OutputSink::abandon() {
   if (!f_) return;
   if (is_stdout_) {
     std::fflush(f_);
+  } else if (mode_ != Mode::kAtomic) {
+    std::fclose(f_);  // the finished records stay: each one is complete
+    if (mode_ == Mode::kLines && records_ == 0) ::unlink(path_.c_str());
   } else {
     std::fclose(f_);  // an unnamed O_TMPFILE file simply disappears
     if (!tmp_.empty()) ::unlink(tmp_.c_str());

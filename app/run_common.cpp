@@ -11,7 +11,9 @@
 #include <fstream>
 
 #include "commands.h"
+#include "net_task.h"
 #include "npy.h"
+#include "version.h"
 
 namespace mdfi::app {
 
@@ -57,7 +59,7 @@ size_t network_classes(const Network& net) {
   return net.layers.empty() ? 0 : net.layers.back()->out.count();
 }
 
-Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net) {
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
   PreparedModel pm;
   auto m = resolve_model(args.model, default_net, true);
   if (!m.ok()) return m.status();
@@ -65,15 +67,17 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   auto net = build_model(pm.model, args.model);
   if (!net.ok()) return net.status();
   pm.net = std::move(*net);
+  if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
   if (verbosity().verbose)
-    std::fprintf(stderr, "mdfi: compat %s (%s); input %s\n", to_string(pm.net.net.compat),
-                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)");
+    std::fprintf(stderr, "mdfi: compat %s (%s); input %s; SIMD %s\n", to_string(pm.net.net.compat),
+                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
+                 args.reference ? "none (--reference kernels)" : kernel_text().c_str());
   pm.plan = make_plan(pm.net);
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
-    if (!budget.ok()) return budget.status();
+    if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
     pm.budget = *budget;
     // Checked before a single weight is read.
     MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
@@ -267,7 +271,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   std::string dump;
   if (!args.dump_dir.empty()) {
     dump = args.dump_dir;
-    if (args.images.size() > 1 || !args.stream.empty()) dump += "/" + std::to_string(image_index) + "_" + stem_of(path);
+    if (args.per_image_dumps) dump += "/" + std::to_string(image_index) + "_" + stem_of(path);
     ::mkdir(args.dump_dir.c_str(), 0755);
     ::mkdir(dump.c_str(), 0755);
     const Shape s = pm.net.input_shape();

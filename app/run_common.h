@@ -2,6 +2,7 @@
 // one image, dumping layers, and the memory report.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "image_input.h"
 #include "model_args.h"
 #include "plan.h"
+#include "results.h"
 #include "resident_weights.h"
 #include "weights.h"
 
@@ -46,6 +48,18 @@ struct RunArgs {
   std::string decoder = "auto"; // --decoder auto|stb: stb = stb_image for JPEG too (pjreddie's exact pixels)
   std::string stream;           // --stream PATH|-: concatenated JPEG frames (MJPEG)
   bool latest = false;          // --latest: with --stream, only the newest complete frame
+  bool per_image_dumps = false; // set by the batch: --dump-layers gets a folder per image
+  std::string classes;           // --classes person,car (names or ids): keep only these
+  std::vector<bool> keep_class;  // --classes resolved against the labels (empty: all)
+  std::string crops_dir;         // --crops DIR
+  bool save_labels = false;      // --save-labels: YOLO label files beside the images (AlexeyAB's rule)
+  std::string labels_dir;        // --labels-dir DIR: the label files there instead
+  bool resume = false;           // --resume: skip inputs already recorded in the -o file
+  // Set by the Darknet command lines (darknet_cli.h) through hidden options:
+  bool darknet_text = false;     // Darknet's text layout on stdout
+  bool ext_output = false;       // -ext_output: boxes in that layout
+  std::string darknet_json_out;  // -out FILE: AlexeyAB's JSON beside the text
+  std::string predictions;       // Darknet's predictions.jpg: each image drawn there in turn
 };
 
 struct PreparedModel {
@@ -69,7 +83,8 @@ Result<std::vector<std::string>> load_labels(const std::string& path, size_t lim
 std::vector<std::string> parse_labels(std::string_view text, size_t limit = size_t(-1), size_t* total = nullptr);
 // The classes a names list must cover: the detection head's, else the last layer's outputs.
 size_t network_classes(const Network& net);
-Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net);
+// `task`, when given, must be what the cfg is for (net_task.h), checked before weights are read.
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task = nullptr);
 
 struct ImageRun {
   int img_w = 0, img_h = 0;

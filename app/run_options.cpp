@@ -1,5 +1,7 @@
 #include "run_options.h"
 
+#include "usage_errors.h"
+
 namespace mdfi::app {
 
 void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* default_net) {
@@ -36,12 +38,24 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->group(in);
 
   const char* out = "Output";
-  cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
-      ->group(out);
+  if (task == Task::kDetect)
+    cmd.add_option("--format,-f", args.format,
+                   "result format on stdout (or -o): text, json, jsonl, csv, or darknet-json (AlexeyAB's -out layout)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"text", "json", "jsonl", "csv", "darknet-json"}))
+        ->group(out);
+  else
+    cmd.add_option("--format,-f", args.format, "result format on stdout (or -o): text, json, jsonl, csv")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"text", "json", "jsonl", "csv"}))
+        ->group(out);
   cmd.add_option("--output,-o", args.output,
-                 "write results to FILE instead of stdout (written to a temp file, renamed when complete)")
+                 "write results to FILE instead of stdout (text, jsonl, csv: each record appended and flushed as it "
+                 "completes; json: a temp file renamed into place when complete)")
+      ->group(out);
+  cmd.add_flag("--resume", args.resume,
+               "skip the inputs already recorded in the -o FILE of an earlier, interrupted run and append the rest "
+               "(text, jsonl, csv)")
       ->group(out);
   cmd.add_option("--draw", args.draw_dir,
                  task == Task::kDetect ? "write each image with boxes and labels as DIR/<stem>.<ext>"
@@ -58,35 +72,57 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
     const char* det = "Detection";
     cmd.add_option("--thresh,-t", args.detect.thresh, "keep boxes with objectness x class probability above this")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
     cmd.add_option("--hier", args.detect.hier_thresh, "hierarchical threshold (YOLOv2 region layers)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
     cmd.add_option("--nms", args.detect.nms, "NMS IoU threshold; 0 disables NMS")
         ->capture_default_str()
-        ->check(CLI::Range(0.0f, 1.0f))
+        ->check(number_in(0.0, 1.0, false))
         ->group(det);
+    cmd.add_option("--classes", args.classes,
+                   "keep only these classes: names or ids, comma-separated (e.g. person,car or 0,2)")
+        ->group(det);
+    cmd.add_option("--crops", args.crops_dir, "write each detection cut out of its image as DIR/<stem>_<n>_<class>.<ext>")
+        ->group(out);
+    cmd.add_flag("--save-labels", args.save_labels,
+                 "write YOLO label files (class cx cy w h per box, relative) beside each image, named as AlexeyAB's "
+                 "-save_labels names them (dog.jpg -> dog.txt, /JPEGImages/ -> /labels/)")
+        ->group(out);
+    cmd.add_option("--labels-dir", args.labels_dir, "write the YOLO label files as DIR/<stem>.txt instead")->group(out);
     args.top = 0;
     cmd.add_option("--top,-k", args.top, "keep only the K most confident boxes per image (0 = all)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 1000000))
+        ->check(number_in(0, 1000000, true))
         ->group(det);
   } else {
     args.top = 5;
     cmd.add_option("--top,-k", args.top, "how many classes to report per image")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000000))
+        ->check(number_in(1, 1000000, true))
         ->group("Classification");
+  }
+
+  // The Darknet command lines (darknet_cli.h) are rewritten into these; not for typing.
+  cmd.add_flag("--darknet-text", args.darknet_text)->group("");
+  if (task == Task::kDetect) {
+    cmd.add_flag("--ext-output", args.ext_output)->group("");
+    cmd.add_option("--darknet-json-out", args.darknet_json_out)->group("");
+    cmd.add_option("--darknet-predictions", args.predictions)->group("");
   }
 
   const char* diag = "Diagnostics";
   cmd.add_option("--dump-layers", args.dump_dir, "write the input and every layer's output as DIR/NNN.npy")
       ->group(diag);
-  cmd.add_option("--mem-report", args.mem_report, "per-layer memory report on stderr, or as JSON to FILE")
-      ->expected(0, 1)
-      ->default_str("-")
+  // A flag, not an option with an optional value: `--mem-report photo.jpg` must leave photo.jpg an
+  // input (an optional value swallowed the next argument and overwrote a photo). FILE only as
+  // --mem-report=FILE.
+  // CLI11 stores "true" for the bare flag; the commands turn that into "-" (stderr), so a file
+  // literally named true is --mem-report=./true.
+  cmd.add_flag("--mem-report", args.mem_report,
+               "per-layer memory report on stderr; --mem-report=FILE writes it as JSON to FILE")
       ->group(diag);
   cmd.add_option("--mem-plot", args.mem_plot, "draw per-layer heap (weights/activations/workspace) as an SVG file")
       ->group(diag);
@@ -97,7 +133,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->group(perf);
   cmd.add_option("--threads,-j", args.threads, "compute threads (0 = all cores)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024))
+      ->check(number_in(0, 1024, true))
       ->group(perf);
   cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
       ->group(perf);

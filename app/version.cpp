@@ -1,5 +1,10 @@
 #include "version.h"
 
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/sgemm.h"
+
 #ifndef MDFI_VERSION
 #define MDFI_VERSION "unknown"
 #endif
@@ -27,6 +32,22 @@ static std::string target_arch() {
 #else
   return "unknown";
 #endif
+}
+
+std::string kernel_text() {
+  const char* name = kernels::active_kernel().name;
+  const char* simd = std::strcmp(name, "avx512") == 0 ? "AVX-512"
+                     : std::strcmp(name, "avx2") == 0 ? "AVX2+FMA"
+                     : std::strcmp(name, "neon") == 0 ? "NEON"
+                                                      : "generic (portable C++)";
+  std::string others;
+  for (const char* k : {"avx512", "avx2", "neon", "generic"})
+    if (std::strcmp(k, name) != 0 && kernels::find_kernel(k)) others += std::string(others.empty() ? "" : ", ") + k;
+  const char* forced = std::getenv("MDFI_KERNEL");
+  const bool by_env = forced && std::strcmp(forced, name) == 0;
+  return std::string(simd) + " (the '" + name + "' GEMM micro-kernel, " +
+         (by_env ? "forced by MDFI_KERNEL" : "chosen at run time for this CPU") +
+         (others.empty() ? std::string() : "; also usable here: " + others + ", via MDFI_KERNEL") + ")";
 }
 
 // The widest vector extension the compiler was allowed to use.
@@ -64,8 +85,9 @@ static std::string compiler() {
 }
 
 std::string version_text() {
-  return std::string("mdfi ") + MDFI_VERSION + "\n" + "target: " + target_arch() + "\n" + "SIMD: " + simd_level() +
-         "\n" + "OpenCL: " + (MDFI_WITH_OPENCL ? "on" : "off") + "\n" + "compiler: " + compiler();
+  return std::string("mdfi ") + MDFI_VERSION + "\n" + "target: " + target_arch() + "\n" + "SIMD: " + kernel_text() +
+         "\n" + "compiled for: " + simd_level() + " (baseline; wider kernels carry their own target attributes)\n" +
+         "OpenCL: " + (MDFI_WITH_OPENCL ? "on" : "off") + "\n" + "compiler: " + compiler();
 }
 
 }  // namespace mdfi::app

@@ -1,6 +1,7 @@
-// `mdfi --version`: what this binary is: version, target architecture, the SIMD level it was
-// compiled for, whether the OpenCL backend is built in, and the compiler. Taken from compiler
-// macros and CMake definitions, so it describes the build, not the machine it runs on.
+// `mdfi --version`: what this binary is and what it does on this machine: version, target
+// architecture, the GEMM micro-kernel chosen at run time for this CPU (the SIMD that really
+// runs), the baseline the compiler targeted, whether the OpenCL backend is built in, and the
+// compiler.
 #pragma once
 
 #include <string>
@@ -8,5 +9,7 @@
 namespace mdfi::app {
 
 std::string version_text();
+// "AVX-512 (the 'avx512' GEMM micro-kernel, chosen at run time ...)": for --version, -v and bench.
+std::string kernel_text();
 
 }  // namespace mdfi::app

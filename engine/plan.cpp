@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <cctype>
 #include <cstdlib>
 
 namespace mdfi {
@@ -92,17 +93,27 @@ Status check_budget(const Network& net, const Plan& plan, size_t extra_bytes, si
 Result<size_t> parse_size(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !(v >= 0)) return Result<size_t>(ErrorKind::kUsage, "bad size '" + text + "' (e.g. 64M)");
+  if (text.empty() || end == text.c_str() || !(v >= 0))
+    return Result<size_t>(ErrorKind::kUsage, "bad size '" + text + "' (e.g. 64M, 1.5G, 512MiB)");
   std::string unit(end);
+  for (char& c : unit) c = char(std::tolower(static_cast<unsigned char>(c)));
+  // k/m/g in either case, with or without B, are decimal (as disks and Darknet's prints count);
+  // Ki/Mi/Gi (KiB, MiB, GiB) are binary.
   double mult = 1;
-  if (unit.empty() || unit == "B" || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "K" || unit == "kB" || unit == "KB") mult = 1e3;
-  else if (unit == "M" || unit == "MB") mult = 1e6;
-  else if (unit == "G" || unit == "GB") mult = 1e9;
-  else if (unit == "Ki" || unit == "KiB") mult = 1024.;
-  else if (unit == "Mi" || unit == "MiB") mult = 1024. * 1024;
-  else if (unit == "Gi" || unit == "GiB") mult = 1024. * 1024 * 1024;
-  else return Result<size_t>(ErrorKind::kUsage, "bad size unit in '" + text + "' (use k, M, G, Ki, Mi, Gi)");
+  if (unit == "b") mult = 1;
+  else if (unit == "k" || unit == "kb") mult = 1e3;
+  else if (unit == "m" || unit == "mb") mult = 1e6;
+  else if (unit == "g" || unit == "gb") mult = 1e9;
+  else if (unit == "ki" || unit == "kib") mult = 1024.;
+  else if (unit == "mi" || unit == "mib") mult = 1024. * 1024;
+  else if (unit == "gi" || unit == "gib") mult = 1024. * 1024 * 1024;
+  else if (!unit.empty())
+    return Result<size_t>(ErrorKind::kUsage, "bad size unit in '" + text + "' (use k, M, G, KiB, MiB, GiB, or B)");
+  // No network runs in under a megabyte: a bare "64" means 64M far more often than 64 bytes.
+  if (unit.empty() && v < 1e6)
+    return Result<size_t>(ErrorKind::kUsage, "size '" + text + "' has no unit, so it would mean " + text +
+                                                 " bytes; write " + text + "M (or " + text + "MiB), or " + text +
+                                                 "B if bytes are really meant");
   return size_t(v * mult);
 }
 

@@ -54,7 +54,9 @@ namespace mdfi {
 // `budget_bytes`, naming the layer that needs the most.
 Status check_budget(const Network& net, const Plan& plan, size_t extra_bytes, size_t budget_bytes);
 
-// "64M", "1.5G", "800k", "123456" (bytes; k/M/G are powers of 1000, Ki/Mi/Gi of 1024).
+// "64M", "1.5g", "800k", "512MiB", "2000000" (k/M/G in either case, optionally with B, are
+// powers of 1000; Ki/Mi/Gi and KiB/MiB/GiB of 1024). A bare number below 1 MB is refused as
+// probably missing its unit ("64B" says bytes).
 Result<size_t> parse_size(const std::string& text);
 
 }  // namespace mdfi

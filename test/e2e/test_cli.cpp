@@ -467,7 +467,8 @@ TEST_CASE("cli: the bash completion offers every command, option and value of --
       }
     }
   }
-  CHECK(complete("detect --format ''") == "\ntext\njson\njsonl\ncsv\n");
+  CHECK(complete("detect --format ''") == "\ntext\njson\njsonl\ncsv\ndarknet-json\n");
+  CHECK(complete("classify --format ''") == "\ntext\njson\njsonl\ncsv\n");
   CHECK(complete("detect --net yolov3-t").find("\nyolov3-tiny\n") != std::string::npos);
 }
 

@@ -25,8 +25,13 @@ std::vector<LayerDiff> compare_network(const std::string& cfg, const std::string
   REQUIRE(!weights.empty());
   const std::string dir = tmp_dir("parity_" + tag);
   const std::string ours = dir + "/mdfi", ref = dir + "/darknet";
-  auto r = run_command(mdfi_binary() + " -q classify --cfg '" + cfg + "' -w '" + weights + "' --top 1 --dump-layers '" +
-                       ours + "' '" + image + "'");
+  // detect or classify, whichever the cfg is for (mdfi refuses the other); the dump is the same.
+  auto built = load_network_cfg(cfg, BuildOptions{});
+  REQUIRE(built.ok());
+  bool detector = false;
+  for (const auto& l : built->layers) detector = detector || l->is_output_head();
+  auto r = run_command(mdfi_binary() + (detector ? " -q detect" : " -q classify --top 1") + " --cfg '" + cfg + "' -w '" +
+                       weights + "' --dump-layers '" + ours + "' '" + image + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   REQUIRE(!refdump_binary().empty());
