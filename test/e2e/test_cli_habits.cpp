@@ -172,8 +172,12 @@ TEST_CASE("cli #13: an interrupted batch keeps its finished records, --resume co
   }
   // A JSON array is all-or-nothing: an interrupted -o json run leaves no file.
   const std::string js = dir + "/out.json";
+  // A list long enough that the run cannot finish before the signal (decoding got faster).
+  std::string long_list;
+  for (int k = 0; k < 40; ++k) long_list += list;
+  write_file(dir + "/long.txt", long_list);
   auto r = run_command("(" + bin() + " detect" + det_args() + "--format json -o " + q(js) + " --list " +
-                       q(dir + "/list.txt") + ") & p=$!; sleep 0.5; kill -INT $p; wait $p");
+                       q(dir + "/long.txt") + ") & p=$!; sleep 0.5; kill -INT $p; wait $p");
   CHECK(r.exit_code == 130);
   CHECK(!exists(js));
   // --resume refuses formats it cannot complete.
