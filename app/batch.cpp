@@ -86,6 +86,10 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   auto pm = prepare_model(args, default_net);
   if (!pm.ok()) return report(pm.status());
   stats.load_ms = ms_since(t_load);
+  if (pm->device) {
+    stats.host_layers = int(cl::Backend::host_layers(pm->net).size());
+    stats.layers = int(pm->net.layers.size());
+  }
   if (verbose) {
     print_layer_table(stderr, pm->net, &pm->plan);
     print_totals(stderr, pm->net);

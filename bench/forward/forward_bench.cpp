@@ -5,7 +5,10 @@
 //  - streamed1: streamed, but the weights read by one thread;
 //  - read:     only reading every layer's weights from the file (the floor under streamed).
 // Each mode runs once to warm up (program build or cache load, SGEMM tuning, page cache),
-// then --iters timed inferences on a fixed input; prints mean and best ms per image.
+// then --iters timed inferences on a fixed input; prints mean and best ms per image, and for the
+// OpenCL modes where an inference's time went (means per inference): reading the weights (host
+// clock, all read threads together as wall time), uploading them (device, upload queue) and
+// computing (device, kernels) - uploads and reads overlap the kernels, so they need not add up.
 //
 //   mdfi_bench_forward --cfg cfg/yolov3.cfg --weights y3.weights [--modes cpu,streamed,resident]
 //                      [--iters 10] [--threads N] [--device N|NAME] [--gen-weights 1]
@@ -103,6 +106,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     double sum = 0, best = 1e300, warm = 0;
+    cl::RunTiming parts;
     for (int it = -1; it < iters; ++it) {
       MemoryTracker mem;
       auto in = make_input(*net, mem);
@@ -131,10 +135,19 @@ int main(int argc, char** argv) {
       }
       sum += ms;
       best = std::min(best, ms);
+      if (be) {
+        const cl::RunTiming t = be->last_timing();
+        parts.read_ms += t.read_ms / iters;
+        parts.upload_ms += t.upload_ms / iters;
+        parts.compute_ms += t.compute_ms / iters;
+        parts.host_layers = t.host_layers;
+      }
     }
     if (be) {
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "; device peak %.1f MB", double(be->device_memory().peak) / 1e6);
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "; device peak %.1f MB; per inference: read %.2f ms, upload %.2f ms, compute %.2f ms; %d layer(s) on the CPU",
+                    double(be->device_memory().peak) / 1e6, parts.read_ms, parts.upload_ms, parts.compute_ms,
+                    parts.host_layers);
       note += buf;
     }
     std::printf("%-10s %10.2f %10.2f  %s; first run %.0f ms\n", mode.c_str(), sum / iters, best, note.c_str(), warm);
