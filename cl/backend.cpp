@@ -1,14 +1,12 @@
 // The OpenCL side of the engine's one plan walk (engine/exec_backend.h): DeviceExec keeps each
 // buffer of a run on the device and runs each layer there; run_plan decides the order, the
 // lifetimes, the hooks and the statistics. Activations never leave the device between layers.
-// Each convolution's parameter range is read from the weights file by a pool of threads into
-// a pinned staging buffer (CL_MEM_ALLOC_HOST_PTR), copied over on a queue of its own so the copy
-// runs while earlier layers compute, then turned into the SGEMM's layout by a kernel (with the
-// network's batch-norm form folded in) into a one-layer weights arena that the next
-// convolution overwrites (or into buffers of its own, kept across runs, with keep_weights).
-// Three staging slots rotate; each slot's host buffer is reused once its upload is done and its
-// device copy once the kernels reading it are. Layers without a device kernel run through their
-// CPU reference on host copies of their inputs.
+// Each convolution's parameter range is streamed ahead of the walk (weight_stream.h: read by a
+// pool of threads into pinned staging buffers, copied on a queue of its own while earlier
+// layers compute), then turned into the SGEMM's layout by a kernel (with the network's
+// batch-norm form folded in) into a one-layer weights arena that the next convolution
+// overwrites (or into buffers of its own, kept across runs, with keep_weights). Layers without
+// a device kernel run through their CPU reference on host copies of their inputs.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -18,6 +16,7 @@
 #include "backend.h"
 #include "layers.h"
 #include "read_pool.h"
+#include "weight_stream.h"
 #include "weights.h"
 
 namespace mdfi::cl {
@@ -51,75 +50,6 @@ void release_all(std::vector<cl_event>& events) {
   events.clear();
 }
 
-struct EventRef {
-  cl_event e = nullptr;
-  void set(cl_event v) {
-    reset();
-    e = v;
-  }
-  Status wait(const char* what) {
-    if (!e) return Status::Ok();
-    const cl_int err = clWaitForEvents(1, &e);
-    reset();
-    MDFI_CL_CHECK(err, what);
-    return Status::Ok();
-  }
-  void reset() {
-    if (e) clReleaseEvent(e);
-    e = nullptr;
-  }
-  ~EventRef() {
-    if (e) clWaitForEvents(1, &e), clReleaseEvent(e);
-  }
-};
-
-// One staging slot: host memory the driver can DMA from directly (mapped once), and the device
-// buffer it is copied into. `uploaded`: the copy's event (the host side is free after it);
-// `consumed`: the last kernel that read the device side (the next copy into it waits for it).
-class StagingSlot {
- public:
-  ~StagingSlot() { reset(); }
-  Status ensure(Runtime& rt, size_t bytes) {
-    if (bytes <= bytes_) return Status::Ok();
-    MDFI_RETURN_IF_ERROR(uploaded.wait("waiting for a weights upload"));
-    MDFI_RETURN_IF_ERROR(consumed.wait("waiting for a weights preparation"));
-    reset();
-    rt_ = &rt;
-    cl_int err = CL_SUCCESS;
-    buf_ = clCreateBuffer(rt.context(), CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
-    if (err != CL_SUCCESS) return cl_error(err, "allocating a pinned staging buffer");
-    host_ = clEnqueueMapBuffer(rt.upload_queue(), buf_, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
-    if (err != CL_SUCCESS) return cl_error(err, "mapping the staging buffer");
-    auto raw = rt.alloc(bytes, "raw layer parameters");
-    if (!raw.ok()) return raw.status();
-    device = std::move(*raw);
-    bytes_ = bytes;
-    return Status::Ok();
-  }
-  float* host() { return static_cast<float*>(host_); }
-  void reset() {
-    uploaded.reset();
-    consumed.reset();
-    if (buf_) {
-      if (host_) clEnqueueUnmapMemObject(rt_->upload_queue(), buf_, host_, 0, nullptr, nullptr), clFinish(rt_->upload_queue());
-      clReleaseMemObject(buf_);
-    }
-    device.reset();
-    buf_ = nullptr;
-    host_ = nullptr;
-    bytes_ = 0;
-  }
-
-  DevBuf device;
-  EventRef uploaded, consumed;
-
- private:
-  Runtime* rt_ = nullptr;
-  cl_mem buf_ = nullptr;
-  void* host_ = nullptr;
-  size_t bytes_ = 0;
-};
-
 }  // namespace
 
 struct Backend::Impl {
@@ -128,51 +58,46 @@ struct Backend::Impl {
   std::unique_ptr<GemmTuner> tuner;
   std::unique_ptr<DeviceLayers> layers;
   std::unique_ptr<ReadPool> pool;
-  static constexpr int kStaging = 3;  // how many layers the file reads may run ahead
-  StagingSlot slots[kStaging];
-  int next_slot = 0;
+  std::vector<std::unique_ptr<StagingSlot>> slots;  // opts.staging_slots of them
   std::string resident_key;             // which network the kept weights belong to
   std::map<int, ConvWeights> resident;  // layer index -> prepared weights (keep_weights)
   RunTiming timing;                     // of the last run
   std::vector<cl_event>* upload_sink = nullptr;  // the running layer's upload events
 
-  // Reads `count` floats of the layer's parameters into the next staging slot, queues their
-  // copy on the upload queue and the preparation on the compute queue after it. Device
-  // buffers are reused rather than allocated per layer: freeing device memory can make the
-  // driver wait for the queue, which would stop the reads from overlapping the device's work.
-  Result<ConvWeights> conv_weights(const Layer& layer, const std::function<Status(float*)>& read, bool own) {
-    const size_t count = layer.param_floats();
-    StagingSlot& st = slots[next_slot];
-    next_slot = (next_slot + 1) % kStaging;
-    MDFI_RETURN_IF_ERROR(st.uploaded.wait("waiting for a weights upload"));
-    MDFI_RETURN_IF_ERROR(st.ensure(*rt, count * 4));
-    const auto t0 = std::chrono::steady_clock::now();
-    MDFI_RETURN_IF_ERROR(read(st.host()));
-    timing.read_ms += since_ms(t0);
-    cl_event reused = st.consumed.e;  // the copy must not overwrite what a queued kernel still reads
+  // The layer's streamed weights: waits until the stream has queued their copy, then queues
+  // the preparation behind it (from the raw parameters into the SGEMM's layout, batch-norm
+  // folded) and hands the slot back.
+  Result<ConvWeights> conv_weights(const Layer& layer, WeightStream& stream, size_t job, bool own) {
+    const auto tw = std::chrono::steady_clock::now();
     cl_event up = nullptr;
-    MDFI_CL_CHECK(clEnqueueWriteBuffer(rt->upload_queue(), st.device.get(), CL_FALSE, 0, count * 4, st.host(),
-                                       reused ? 1 : 0, reused ? &reused : nullptr, &up),
-                  "uploading weights");
-    clFlush(rt->upload_queue());
-    st.uploaded.set(up);
-    if (upload_sink) {
-      clRetainEvent(up);
-      upload_sink->push_back(up);
-    }
-    auto w = layers->prepare_conv(layer, st.device, own, up);
-    if (!w.ok()) return w.status();
-    cl_event last = rt->last_event();
-    if (last) clRetainEvent(last);
-    st.consumed.set(last);
+    auto slot = stream.ready(job, &up);
+    timing.wait_ms += since_ms(tw);
+    if (!slot.ok()) return slot.status();
+    const std::vector<cl_event> ups{up};
+    if (upload_sink) upload_sink->push_back(up);  // the sink owns the reference ready() gave
+    else clReleaseEvent(up);                      // the stream keeps its own until it ends
+    const auto tp = std::chrono::steady_clock::now();
+    auto w = layers->prepare_conv(layer, (*slot)->device, own, &ups);
+    timing.prep_ms += since_ms(tp);
+    stream.consumed(job, w.ok() ? rt->last_event() : nullptr);
     return w;
+  }
+  // One layer's weights from any ParamSource, without the stream (forward_layer): a blocking
+  // copy on the compute queue, which orders it after whatever read the slot before.
+  Result<ConvWeights> conv_weights(const Layer& layer, ParamSource& params) {
+    const size_t count = layer.param_floats();
+    StagingSlot& st = *slots[0];
+    MDFI_RETURN_IF_ERROR(st.ensure(*rt, count * 4));
+    MDFI_RETURN_IF_ERROR(params.read(0, st.host(), count));
+    MDFI_RETURN_IF_ERROR(rt->write(st.device, st.host(), count * 4));
+    return layers->prepare_conv(layer, st.device, false);
   }
 
   // One layer on the device (or through the CPU reference when it has no kernel). `index` keys
-  // the kept weights (-1: none kept); `read` fills a staging buffer with the layer's parameters.
+  // the kept weights (-1: none kept); a convolution's weights come from `stream`'s job `job`,
+  // or straight from `params` without a stream.
   Status run_layer(const Layer& layer, int index, const std::vector<const DevBuf*>& ins, const DevBuf& out,
-                   ParamSource& params, const std::function<Status(float*)>& read, MemoryTracker& mem,
-                   LayerRunStats& stats) {
+                   ParamSource& params, WeightStream* stream, int job, MemoryTracker& mem, LayerRunStats& stats) {
     if (layer.aliases_input()) return Status::Ok();
     if (!DeviceLayers::on_device(layer)) {
       stats.on_host = true;
@@ -186,7 +111,7 @@ struct Backend::Impl {
     if (it != resident.end()) {
       w = &it->second;
     } else {
-      auto got = conv_weights(layer, read, keep);
+      auto got = stream && job >= 0 ? conv_weights(layer, *stream, size_t(job), keep) : conv_weights(layer, params);
       if (!got.ok()) return got.status();
       if (keep) w = &resident.emplace(index, std::move(*got)).first->second;
       else streamed = std::move(*got), w = &streamed;  // lives in the arena: the next conv overwrites it
@@ -224,9 +149,11 @@ namespace {
 class DeviceExec : public ExecBackend {
  public:
   DeviceExec(Backend::Impl& im, const Network& net, WeightsFile& weights, MemoryTracker& mem)
-      : im_(im), rt_(*im.rt), weights_(weights), mem_(mem), offsets_(layer_param_offsets(net)),
-        bufs_(net.layers.size() + 1), compute_(net.layers.size()), uploads_(net.layers.size()) {}
+      : im_(im), rt_(*im.rt), net_(net), weights_(weights), mem_(mem), offsets_(layer_param_offsets(net)),
+        bufs_(net.layers.size() + 1), compute_(net.layers.size()), uploads_(net.layers.size()),
+        job_of_(net.layers.size(), -1) {}
   ~DeviceExec() override {
+    stream_.reset();  // stops its threads before the events below go
     rt_.record_into(nullptr);
     im_.upload_sink = nullptr;
     for (auto& v : compute_) release_all(v);
@@ -234,6 +161,18 @@ class DeviceExec : public ExecBackend {
   }
 
   Status start(Buffer input) override {
+    // Every convolution whose weights are not kept from an earlier run is streamed, in order.
+    std::vector<WeightStream::Job> jobs;
+    size_t largest = 0;
+    for (const auto& l : net_.layers) {
+      if (l->aliases_input() || !DeviceLayers::on_device(*l) || !DeviceLayers::takes_conv_weights(*l)) continue;
+      if (im_.resident.count(l->index)) continue;
+      job_of_[size_t(l->index)] = int(jobs.size());
+      jobs.push_back({l.get(), offsets_[size_t(l->index)]});
+      largest = std::max(largest, l->param_floats());
+    }
+    for (auto& slot : im_.slots) MDFI_RETURN_IF_ERROR(slot->ensure(rt_, largest * 4));
+    stream_ = std::make_unique<WeightStream>(rt_, *im_.pool, weights_, im_.slots, std::move(jobs));
     auto in = rt_.alloc(input.bytes(), "the network input");
     if (!in.ok()) return in.status();
     MDFI_RETURN_IF_ERROR(rt_.write(*in, input.data(), input.bytes()));
@@ -255,10 +194,14 @@ class DeviceExec : public ExecBackend {
     const size_t i = size_t(layer.index);
     rt_.record_into(&compute_[i]);
     im_.upload_sink = &uploads_[i];
-    auto read = [&](float* dst) { return im_.pool->read(weights_, layer, offsets_[i], dst, layer.param_floats()); };
-    Status st = im_.run_layer(layer, layer.index, ins, at(output), params, read, mem_, stats);
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = im_.run_layer(layer, layer.index, ins, at(output), params, stream_.get(), job_of_[i], mem_, stats);
     rt_.record_into(nullptr);
     im_.upload_sink = nullptr;
+    // Submit now: a driver that holds commands back until its batch fills would leave the
+    // device idle while the host reads the next layers' weights.
+    clFlush(rt_.queue());
+    im_.timing.queue_ms += since_ms(t0);
     stats.workspace_bytes = im_.layers->workspace_bytes();
     if (stats.on_host) ++im_.timing.host_layers;
     // OpenCL errors get the layer here; read errors name it already, the walk adds it to OOM.
@@ -282,6 +225,7 @@ class DeviceExec : public ExecBackend {
   }
   Status finish(std::vector<double>& device_ms) override {
     MDFI_RETURN_IF_ERROR(rt_.finish());
+    if (stream_) im_.timing.read_ms = stream_->read_ms();
     device_ms.assign(compute_.size(), 0.0);
     for (size_t i = 0; i < compute_.size(); ++i) {
       for (cl_event e : compute_[i]) device_ms[i] += event_ms(e);
@@ -297,12 +241,15 @@ class DeviceExec : public ExecBackend {
   DevBuf& at(int id) { return bufs_[size_t(id) + 1]; }
   Backend::Impl& im_;
   Runtime& rt_;
+  const Network& net_;
   WeightsFile& weights_;
   MemoryTracker& mem_;
   const std::vector<size_t> offsets_;
   std::vector<DevBuf> bufs_;  // [id + 1]
   std::vector<std::vector<cl_event>> compute_, uploads_;  // per layer, retained
   std::vector<float> view_;
+  std::vector<int> job_of_;  // layer -> its job in the stream, -1 when not streamed
+  std::unique_ptr<WeightStream> stream_;
 };
 
 }  // namespace
@@ -323,6 +270,7 @@ Result<std::unique_ptr<Backend>> Backend::open(const BackendOptions& opts) {
   const int threads = opts.read_threads > 0 ? opts.read_threads
                                             : int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
   impl->pool = std::make_unique<ReadPool>(threads);
+  for (int k = 0; k < std::max(1, opts.staging_slots); ++k) impl->slots.push_back(std::make_unique<StagingSlot>());
   return std::unique_ptr<Backend>(new Backend(std::move(impl)));
 }
 
@@ -378,8 +326,7 @@ Result<std::vector<float>> Backend::forward_layer(const Layer& layer, const std:
   if (!out.ok()) return out.status();
   MemoryTracker mem;
   LayerRunStats stats;
-  auto read = [&](float* dst) { return params.read(0, dst, layer.param_floats()); };
-  MDFI_RETURN_IF_ERROR(im.run_layer(layer, -1, ins, *out, params, read, mem, stats));
+  MDFI_RETURN_IF_ERROR(im.run_layer(layer, -1, ins, *out, params, nullptr, -1, mem, stats));
   MDFI_RETURN_IF_ERROR(rt.read(*out, host.data(), layer.out.bytes()));
   return host;
 }

@@ -44,15 +44,22 @@ struct BackendOptions {
   // Threads that read a large layer's parameter range from the file in parallel chunks (each
   // through its own WeightsFile handle); 0 = up to 16, as many as there are cores.
   int read_threads = 0;
+  // Staging slots (pinned host buffer + device buffer, each the size of the largest streamed
+  // layer) that rotate: how many layers the reads may run ahead of the walk.
+  int staging_slots = 3;
 };
 
 // Where the time of the last run went, from the host clock (reads) and the devices' event
 // profiling (uploads on the upload queue, kernels and copies on the compute queue). Uploads and
 // reads overlap the kernels, so the parts add up to more than the run's wall time.
 struct RunTiming {
-  double read_ms = 0;     // host: reading (and checking) the streamed weights from the file
+  double read_ms = 0;     // host: reading (and checking) the streamed weights from the file (wall
+                          // time of the reader, all read threads together)
   double upload_ms = 0;   // device: copying them from the pinned staging buffers
   double compute_ms = 0;  // device: every kernel and on-device copy
+  double wait_ms = 0;     // host: the walk waiting for a layer's weights to be read and queued
+  double prep_ms = 0;     // host: queueing the weight preparation (and any wait that implies)
+  double queue_ms = 0;    // host: every layer's whole turn on the host (reads included)
   int host_layers = 0;    // layers without a device kernel, run through the CPU reference
 };
 

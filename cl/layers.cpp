@@ -49,7 +49,8 @@ Status DeviceLayers::place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& a
   return Status::Ok();
 }
 
-Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw, bool own, cl_event ready) {
+Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw, bool own,
+                                               const std::vector<cl_event>* ready) {
   const auto& l = static_cast<const ConvLayer&>(layer);
   ConvWeights cw;
   // The kernels' batch-norm form: 0 none, 1 pjreddie, 2 AlexeyAB (see conv.cl's bn_inv).

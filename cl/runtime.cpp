@@ -94,7 +94,7 @@ void Runtime::recorded(cl_event* slot) {
 }
 
 Status Runtime::launch(const std::string& name, int dims, const size_t* global, const size_t* local,
-                       std::initializer_list<Arg> args, cl_event wait) {
+                       std::initializer_list<Arg> args, const std::vector<cl_event>* wait) {
   cl_kernel k = kernel(name);
   if (!k) return Status(ErrorKind::kInternal, "OpenCL: kernel " + name + " is missing from mdfi's program");
   cl_uint i = 0;
@@ -111,8 +111,9 @@ Status Runtime::launch(const std::string& name, int dims, const size_t* global, 
     if (g[d] == 0) return Status::Ok();  // nothing to do
   }
   cl_event* ev = event_slot();
-  MDFI_CL_CHECK(clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, g, have_local ? l : nullptr, wait ? 1 : 0,
-                                       wait ? &wait : nullptr, ev),
+  const bool waits = wait && !wait->empty();
+  MDFI_CL_CHECK(clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, g, have_local ? l : nullptr,
+                                       waits ? cl_uint(wait->size()) : 0, waits ? wait->data() : nullptr, ev),
                 "launching " + name);
   recorded(ev);
   return Status::Ok();

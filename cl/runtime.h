@@ -46,9 +46,9 @@ class Runtime {
 
   // Enqueues `name` over a global range rounded up to multiples of `local` (local[i] = 0 lets
   // the driver choose); kernels bound-check their own ids.
-  // `wait`: an event (e.g. an upload's on the other queue) the kernel must wait for.
+  // `wait`: events (e.g. uploads on the other queue) the kernel must wait for.
   Status launch(const std::string& name, int dims, const size_t* global, const size_t* local,
-                std::initializer_list<Arg> args, cl_event wait = nullptr);
+                std::initializer_list<Arg> args, const std::vector<cl_event>* wait = nullptr);
   Status write(const DevBuf& dst, const void* src, size_t bytes, size_t offset = 0, bool blocking = true);
   Status read(const DevBuf& src, void* dst, size_t bytes, size_t offset = 0);
   Status copy(const DevBuf& src, size_t src_off, const DevBuf& dst, size_t dst_off, size_t bytes);
