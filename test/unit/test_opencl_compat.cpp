@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <memory>
 
+#include "activation.h"
 #include "backend.h"
 #include "detect.h"
 #include "image.h"
@@ -160,4 +161,77 @@ TEST_CASE("OpenCL: every model of ../shared/models matches the CPU path per laye
     }
   // At least the Yolo-Fastest models run DIoU NMS under AlexeyAB: the test covers that kind.
   CHECK(alexeyab_features >= 2);
+}
+
+namespace {
+
+// A cfg written to the test's temp folder and built under `compat`, with generated weights.
+Result<Network> build_text(const std::string& text, const std::string& name, Compat compat, std::string* weights) {
+  const std::string path = tmp_dir("opencl_semantics") + "/" + name + ".cfg";
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f);
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  BuildOptions bo;
+  bo.compat = compat;
+  auto net = load_network_cfg(path, bo);
+  if (!net.ok()) return net;
+  *weights = tmp_dir("opencl_semantics") + "/" + name + ".weights";
+  REQUIRE(generate_weights(*net, *weights, 3).ok());
+  return net;
+}
+
+void compare_chained(const Network& net, const std::string& weights, float input_scale, double limit) {
+  std::vector<float> input = random_floats(net.input_shape().count(), 11);
+  for (float& x : input) x *= input_scale;
+  Outputs cpu = run(net, weights, input, false), dev = run(net, weights, input, true);
+  for (size_t i = 0; i < cpu.layers.size(); ++i) {
+    INFO("layer " << i << " [" << net.layers[i]->kind() << "] relative error "
+                  << relative_error(dev.layers[i], cpu.layers[i]));
+    REQUIRE(all_finite(cpu.layers[i]));
+    REQUIRE(all_finite(dev.layers[i]));
+    CHECK(relative_error(dev.layers[i], cpu.layers[i]) <= limit);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL: every activation, both batch-norm forms and the yolo head's AlexeyAB keys match the CPU", "[opencl]") {
+  if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");
+  if (!cl::list_devices().ok()) MDFI_SKIP("no OpenCL platform");
+  REQUIRE(compat_backend() != nullptr);
+  std::string names = activation_names() + ", ";
+  int tested = 0;
+  for (size_t at = 0, end; (end = names.find(", ", at)) != std::string::npos; at = end + 2) {
+    const std::string act = names.substr(at, end - at);
+    Activation a;
+    REQUIRE(parse_activation(act, &a));
+    for (Compat compat : {Compat::kPjreddie, Compat::kAlexeyAB}) {
+      // A batch-normalised conv (the SGEMM path), a depthwise conv (the direct kernel) and a
+      // shortcut, each with the activation; tiny variances make the two batch-norm forms differ.
+      const std::string cfg = "[net]\nwidth=9\nheight=7\nchannels=3\n"
+                              "[convolutional]\nbatch_normalize=1\nfilters=6\nsize=3\nstride=1\npad=1\nactivation=" + act +
+                              "\n[convolutional]\nbatch_normalize=1\nfilters=6\ngroups=6\nsize=3\nstride=1\npad=1\nactivation=" +
+                              act + "\n[shortcut]\nfrom=-2\nactivation=" + act + "\n";
+      std::string weights;
+      auto net = build_text(cfg, "act_" + act + "_" + to_string(compat), compat, &weights);
+      INFO(act << " under " << to_string(compat) << (net.ok() ? "" : ": " + net.status().message()));
+      REQUIRE(net.ok());
+      compare_chained(*net, weights, 3.f, 1e-5);
+      ++tested;
+    }
+  }
+  CHECK(tested == 2 * 19);
+
+  // [yolo] under AlexeyAB: scale_x_y shifts x, y; new_coords skips the logistic.
+  for (const char* keys : {"scale_x_y=1.2", "scale_x_y=2.0\nnew_coords=1"}) {
+    const std::string cfg = std::string("[net]\nwidth=5\nheight=4\nchannels=3\n"
+                                        "[convolutional]\nfilters=14\nsize=1\nstride=1\npad=0\nactivation=logistic\n"
+                                        "[yolo]\nmask=0,1\nnum=2\nclasses=2\nanchors=10,13,16,30\n") + keys + "\n";
+    std::string weights;
+    auto net = build_text(cfg, std::string("yolo_") + (keys[10] == '2' ? "new" : "sxy"), Compat::kAlexeyAB, &weights);
+    INFO(keys << (net.ok() ? "" : ": " + net.status().message()));
+    REQUIRE(net.ok());
+    compare_chained(*net, weights, 1.f, 1e-6);
+  }
 }
