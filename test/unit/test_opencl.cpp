@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -432,4 +433,43 @@ TEST_CASE("OpenCL: layers without a device kernel are listed under -v, counted, 
   CHECK(t.compute_ms > 0);
   CHECK(t.upload_ms > 0);
   CHECK(t.read_ms > 0);
+}
+
+TEST_CASE("OpenCL: weights cut short while the stream reads ahead give an error naming a layer, not a hang", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string copy = tmp_dir("opencl_truncate") + "/copy.weights";
+  REQUIRE(std::system(("cp '" + weights + "' '" + copy + "'").c_str()) == 0);
+  BuildOptions bo;
+  bo.width = bo.height = 96;
+  auto net = load_network_cfg(cfg, bo);
+  REQUIRE(net.ok());
+  auto wf = WeightsFile::open(copy);
+  REQUIRE(wf.ok());
+  REQUIRE(wf->validate(*net).ok());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::fill(in->data(), in->data() + in->size(), 0.5f);
+  // Another process cuts the file to its first layers while layer 0 runs; the reader thread
+  // meets the end of the file some layers ahead of the walk.
+  RunHooks hooks;
+  hooks.on_layer = [&](const LayerRunStats& s) {
+    if (s.index == 0) REQUIRE(::truncate(copy.c_str(), 4096) == 0);
+  };
+  auto out = backend()->run(*net, make_plan(*net), *wf, std::move(*in), mem, hooks);
+  REQUIRE(!out.ok());
+  INFO(out.status().message());
+  CHECK(out.status().message().find("layer ") != std::string::npos);
+  CHECK(out.status().message().find("ended early") != std::string::npos);
+  // The backend still works afterwards.
+  auto wf2 = WeightsFile::open(weights);
+  REQUIRE(wf2.ok());
+  auto in2 = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in2.ok());
+  std::fill(in2->data(), in2->data() + in2->size(), 0.5f);
+  auto again = backend()->run(*net, make_plan(*net), *wf2, std::move(*in2), mem);
+  CHECK(again.ok());
 }
