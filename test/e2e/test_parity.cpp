@@ -57,7 +57,7 @@ std::vector<LayerDiff> compare_network(const std::string& cfg, const std::string
 
 void check_parity(const std::string& net_name, double tol, double tol_tail = 0, int tail_from = 1 << 30) {
   // Cross builds (MDFI_DARKNET_TESTS=OFF) have no libdarknet for the target to compare with.
-  if (refdump_binary().empty()) MDFI_SKIP("built without the libdarknet reference helper");
+  if (refdump_binary().empty()) MDFI_SKIP(Need::kLibdarknet, "built without the libdarknet reference helper");
   const std::string cfg = source_path("cfg/" + net_name + ".cfg");
   const std::string image = "/usr/share/darknet/data/dog.jpg";
   double worst = 0;
@@ -82,8 +82,8 @@ TEST_CASE("resnet50 matches libdarknet layer by layer", "[parity]") { check_pari
 // heads may drift past 1e-4; 1e-3 is accepted from layer 80 on.
 TEST_CASE("yolov3 matches libdarknet layer by layer", "[parity]") { check_parity("yolov3", 1e-4, 1e-3, 80); }
 
-TEST_CASE("letterbox and resize equal libdarknet's on the same pixels", "[parity][image]") {
-  if (refdump_binary().empty()) MDFI_SKIP("built without the libdarknet reference helper");
+TEST_CASE("letterbox and resize equal libdarknet's on the same pixels", "[parity]") {
+  if (refdump_binary().empty()) MDFI_SKIP(Need::kLibdarknet, "built without the libdarknet reference helper");
   MemoryTracker mem;
   auto im = load_image_rgb("/usr/share/darknet/data/dog.jpg", mem);
   REQUIRE(im.ok());

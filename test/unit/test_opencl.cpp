@@ -44,9 +44,9 @@ cl::Backend* backend() {
 
 #define MDFI_NEED_OPENCL()                                                                   \
   do {                                                                                       \
-    if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");             \
+    if (!cl::compiled_in()) MDFI_SKIP(Need::kOpenCL, "built without OpenCL (MDFI_OPENCL=OFF)");             \
     auto _devs = cl::list_devices();                                                         \
-    if (!_devs.ok()) MDFI_SKIP("no OpenCL platform: " << _devs.status().message());          \
+    if (!_devs.ok()) MDFI_SKIP(Need::kOpenCL, "no OpenCL platform: " << _devs.status().message());          \
     REQUIRE(backend() != nullptr);                                                           \
   } while (0)
 
@@ -265,7 +265,7 @@ TEST_CASE("OpenCL: yolov3-tiny layer by layer and chained equals the CPU path", 
 TEST_CASE("OpenCL: Yolo-Fastest-1.1 layer by layer and chained equals the CPU path", "[opencl]") {
   MDFI_NEED_OPENCL();
   const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
-  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   check_network(dir + "/yolo-fastest-1.1.cfg", dir + "/yolo-fastest-1.1.weights", "/usr/share/darknet/data/dog.jpg", 768,
                 576, true);
 }
@@ -309,7 +309,7 @@ TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the comman
   CHECK(devs.out.find("global memory") != std::string::npos);
 
   const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
-  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string model = " --cfg '" + dir + "/yolo-fastest-1.1.cfg' -w '" + dir + "/yolo-fastest-1.1.weights' --names '" +
                             dir + "/coco.names' /usr/share/darknet/data/dog.jpg";
   auto bad = run_command(env + mdfi_binary() + " -q detect --backend opencl --device 'no such device'" + model);
