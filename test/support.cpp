@@ -133,9 +133,9 @@ void write_weights_file(const std::string& path, const std::vector<float>& param
   w.write(reinterpret_cast<const char*>(params.data()), std::streamsize(params.size() * sizeof(float)));
 }
 
-bool ci_provides(Need) {
+bool ci_provides(Need need) {
   const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
+  return need != Need::kOther && ci && std::string(ci) == "true";
 }
 
 static std::vector<std::string>& skip_list() {
