@@ -43,7 +43,7 @@ void check_peak(const std::string& cfg, const std::string& tag, const std::strin
   const double predicted = std::stod(m[1]);
 
   const std::string dir = tmp_dir("peak_" + tag);
-  auto run = run_command(mdfi_binary() + " " + command + " -q --cfg '" + cfg + "' -w '" + weights + "' --mem-report '" +
+  auto run = run_command(mdfi_binary() + " " + command + " -q --cfg '" + cfg + "' -w '" + weights + "' --mem-report='" +
                          dir + "/mem.json' /usr/share/darknet/data/dog.jpg");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
