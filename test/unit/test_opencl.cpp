@@ -380,7 +380,7 @@ TEST_CASE("OpenCL: --backend opencl with no platform at run time fails with exit
 TEST_CASE("OpenCL: layers without a device kernel are listed under -v, counted, and timed apart", "[opencl]") {
   MDFI_NEED_OPENCL();
   const std::string dir = shared_path("models/mobilenetv2-yolo-fastest-voc-v2");
-  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string cfg = dir + "/MobileNetV2-YOLO-Fastest-voc-v2.cfg", weights = dir + "/MobileNetV2-YOLO-Fastest-voc-v2.weights";
   // Its squeeze-and-excitation blocks use a global avgpool and [scale_channels]: no device kernels.
   BuildOptions bo;

@@ -108,11 +108,11 @@ std::vector<Detection> boxes(const Network& net, const RunOutput& out) {
 }  // namespace
 
 TEST_CASE("OpenCL: every model of ../shared/models matches the CPU path per layer under both compat modes", "[opencl]") {
-  if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");
-  if (!cl::list_devices().ok()) MDFI_SKIP("no OpenCL platform");
+  if (!cl::compiled_in()) MDFI_SKIP(Need::kOpenCL, "built without OpenCL (MDFI_OPENCL=OFF)");
+  if (!cl::list_devices().ok()) MDFI_SKIP(Need::kOpenCL, "no OpenCL platform");
   REQUIRE(compat_backend() != nullptr);
   const std::string root = shared_path("models");
-  if (root.empty()) MDFI_SKIP("../shared/models is absent");
+  if (root.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::vector<Model> models = shared_models(root);
   REQUIRE(models.size() >= 8);
   int alexeyab_features = 0;
@@ -197,8 +197,8 @@ void compare_chained(const Network& net, const std::string& weights, float input
 }  // namespace
 
 TEST_CASE("OpenCL: every activation, both batch-norm forms and the yolo head's AlexeyAB keys match the CPU", "[opencl]") {
-  if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");
-  if (!cl::list_devices().ok()) MDFI_SKIP("no OpenCL platform");
+  if (!cl::compiled_in()) MDFI_SKIP(Need::kOpenCL, "built without OpenCL (MDFI_OPENCL=OFF)");
+  if (!cl::list_devices().ok()) MDFI_SKIP(Need::kOpenCL, "no OpenCL platform");
   REQUIRE(compat_backend() != nullptr);
   std::string names = activation_names() + ", ";
   int tested = 0;
