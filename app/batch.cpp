@@ -233,6 +233,10 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     if (!keep.ok()) return report(keep.status());
     args.keep_class = std::move(*keep);
   }
+  if (pm->device) {
+    stats.host_layers = int(cl::Backend::host_layers(pm->net).size());
+    stats.layers = int(pm->net.layers.size());
+  }
   if (verbose) {
     print_layer_table(stderr, pm->net, &pm->plan);
     print_totals(stderr, pm->net);

@@ -1,6 +1,8 @@
 // `mdfi bench`: what users run to time a network themselves. Warm-up runs, then repeats of one
 // image through the whole pipeline (decode, preprocess, streamed weights, forward), with
 // min/median/max, GFLOP/s, and a per-layer median time table that shows where the time goes.
+// With --backend opencl the per-layer times and their GFLOP/s are device times from event
+// profiling (the host only queues the work), and layers run on the CPU are marked.
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -64,6 +66,9 @@ Action add_bench_command(CLI::App& app) {
     if (!pm.ok()) return report(pm.status());
     std::vector<double> totals, forwards;
     std::vector<std::vector<double>> per_layer(pm->net.layers.size());
+    std::vector<bool> on_host(pm->net.layers.size(), false);
+    std::vector<double> device_totals;
+    const bool device = pm->device != nullptr;
     size_t peak = 0;
     Arena arena(plan_arena(pm->plan));  // as in batch runs: repeats reuse the memory of the run before
     for (int i = 0; i < a->warmup + a->repeat; ++i) {
@@ -75,7 +80,15 @@ Action add_bench_command(CLI::App& app) {
       if (i < a->warmup) continue;
       totals.push_back(run->ms);
       forwards.push_back(run->forward_ms);
-      for (const LayerRunStats& s : run->stats) per_layer[size_t(s.index)].push_back(s.ms);
+      double device_total = 0;
+      for (const LayerRunStats& s : run->stats) {
+        // A layer on the CPU has no device time: its host time is what it cost.
+        const double ms = device && s.device_ms >= 0 && !s.on_host ? s.device_ms : s.ms;
+        per_layer[size_t(s.index)].push_back(ms);
+        on_host[size_t(s.index)] = s.on_host;
+        device_total += ms;
+      }
+      device_totals.push_back(device_total);
     }
     const double gflop = pm->net.flops() / 1e9;
     const double med = median(totals);
@@ -98,9 +111,17 @@ Action add_bench_command(CLI::App& app) {
       j["peak_heap_bytes"] = peak;
       j["held_peak_bytes"] = arena.held_peak();  // the arena, and any buffer that did not fit in it
       j["kept_weights_bytes"] = pm->resident ? pm->resident->tracker().peak() : 0;
-      for (size_t l = 0; l < per_layer.size(); ++l)
-        j["layers"].push_back({{"layer", l}, {"type", pm->net.layers[l]->kind()},
-                               {"gflop", pm->net.layers[l]->flops() / 1e9}, {"median_ms", median(per_layer[l])}});
+      j["layer_times"] = device ? "device (OpenCL event profiling)" : "host";
+      if (device) {
+        j["device_median_ms"] = median(device_totals);
+        j["device_gflops_per_s"] = gflop / (median(device_totals) / 1000);
+        j["host_layers"] = std::count(on_host.begin(), on_host.end(), true);
+      }
+      for (size_t l = 0; l < per_layer.size(); ++l) {
+        const double ms = median(per_layer[l]), f = pm->net.layers[l]->flops() / 1e9;
+        j["layers"].push_back({{"layer", l}, {"type", pm->net.layers[l]->kind()}, {"gflop", f}, {"median_ms", ms},
+                               {"gflops_per_s", ms > 0 ? f / (ms / 1000) : 0.0}, {"on_host", bool(on_host[l])}});
+      }
       std::printf("%s\n", j.dump(1).c_str());
       return int(kExitOk);
     }
@@ -110,12 +131,24 @@ Action add_bench_command(CLI::App& app) {
     const std::string kern = a->run.reference ? "reference" : kernels::active_kernel().name;
     kept_text += md ? "; SIMD " + (a->run.reference ? std::string("none (--reference kernels)") : kernel_text())
                     : ",kernel=" + kern;
-    std::printf(md ? "| layer | type | GFLOP | median ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n"
-                   : "layer,type,gflop,median_ms,gflops_per_s,share\n");
+    const char* ms_name = device ? "device" : "median";
+    if (md)
+      std::printf("| layer | type | GFLOP | %s ms | GFLOP/s | share |\n|---|---|---|---|---|---|\n", ms_name);
+    else
+      std::printf("layer,type,gflop,%s_ms,gflops_per_s,share\n", ms_name);
     for (size_t l = 0; l < per_layer.size(); ++l) {
       const double ms = median(per_layer[l]), f = pm->net.layers[l]->flops() / 1e9;
-      std::printf(md ? "| %zu | %s | %.3f | %.2f | %.1f | %.1f%% |\n" : "%zu,%s,%.4f,%.3f,%.2f,%.2f\n", l,
-                  pm->net.layers[l]->kind(), f, ms, ms > 0 ? f / (ms / 1000) : 0.0, 100 * ms / med);
+      const std::string type = std::string(pm->net.layers[l]->kind()) + (on_host[l] ? (md ? " (CPU)" : "(cpu)") : "");
+      std::printf(md ? "| %zu | %s | %.3f | %.2f | %.1f | %.1f%% |\n" : "%zu,%s,%.4f,%.3f,%.2f,%.2f\n", l, type.c_str(), f,
+                  ms, ms > 0 ? f / (ms / 1000) : 0.0, 100 * ms / med);
+    }
+    if (device) {
+      const double dm = median(device_totals);
+      const long host = std::count(on_host.begin(), on_host.end(), true);
+      std::printf(md ? "\nOpenCL on %s: layer times are device times (event profiling); their sum %.2f ms -> %.1f GFLOP/s; "
+                       "%ld of %zu layers ran on the CPU (marked)\n"
+                     : "# device=%s,device_sum_ms=%.3f,device_gflops_per_s=%.2f,host_layers=%ld,layers=%zu\n",
+                  pm->device->device().name.c_str(), dm, dm > 0 ? gflop / (dm / 1000) : 0.0, host, per_layer.size());
     }
     std::printf(md ? "\n%s on %s, %d thread(s), %s backend: %d runs after %d warm-up: min %.1f ms, median %.1f ms, "
                      "max %.1f ms (network alone: median %.1f ms); %.2f GFLOP -> %.1f GFLOP/s; peak heap %s, held %s (%zu of %zu buffers from the arena, %zu as planned)%s\n"

@@ -50,6 +50,8 @@ void print_summary(std::FILE* out, const BatchStats& s, size_t peak_rss) {
   std::fprintf(out, "; peak heap %s", format_bytes(s.peak_heap).c_str());
   if (s.held_peak) std::fprintf(out, " (arena %s)", format_bytes(s.held_peak).c_str());
   if (s.kept_weights) std::fprintf(out, "; kept weights %s", format_bytes(s.kept_weights).c_str());
+  if (s.host_layers >= 0)
+    std::fprintf(out, "; OpenCL: %d of %d layers ran on the CPU (no device kernel)", s.host_layers, s.layers);
   std::fprintf(out, "; peak RSS %s", format_bytes(peak_rss).c_str());
   if (s.skipped) std::fprintf(out, "; %zu frame%s skipped (--latest)", s.skipped, s.skipped == 1 ? "" : "s");
   if (s.over_budget) std::fprintf(out, "; %zu over --max-mem", s.over_budget);

@@ -19,6 +19,8 @@ struct BatchStats {
   size_t peak_heap = 0;  // the largest MemoryTracker::peak() of any image
   size_t held_peak = 0;     // the arena plus anything that did not fit in it (Arena::held_peak)
   size_t kept_weights = 0;  // --keep-weights: prepared weights resident across the batch
+  int host_layers = -1;     // --backend opencl: layers without a device kernel (-1 = CPU backend)
+  int layers = 0;
   void add_time(double ms);
 };
 

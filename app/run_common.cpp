@@ -127,9 +127,17 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     auto be = cl::Backend::open(o);
     if (!be.ok()) return Status(ErrorKind::kUnsupported, "--backend opencl: " + be.status().message());
     pm.device = std::move(*be);
-    if (verbosity().verbose)
+    if (verbosity().verbose) {
       std::fprintf(stderr, "mdfi: OpenCL device %s / %s\n", pm.device->device().platform.c_str(),
                    pm.device->device().name.c_str());
+      // What will not run on the device: each of these copies its inputs to the host and back.
+      const std::vector<int> host = cl::Backend::host_layers(pm.net);
+      std::fprintf(stderr, "mdfi: OpenCL: %zu of %zu layers have no device kernel and run on the CPU%s", host.size(),
+                   pm.net.layers.size(), host.empty() ? "\n" : ":");
+      for (size_t k = 0; k < host.size(); ++k)
+        std::fprintf(stderr, " %d [%s]%s", host[k], pm.net.layers[size_t(host[k])]->kind(),
+                     k + 1 < host.size() ? "," : "\n");
+    }
   }
   return pm;
 }
@@ -298,6 +306,9 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   run.forward_ms = std::chrono::duration<double, std::milli>(t_end - t_forward).count();
   if (pm.device) run.device_mem = pm.device->device_memory();
   run.out = std::move(*out);
+  // Device time per layer from the backend's event profiling, when it measured it.
+  for (LayerRunStats& s : run.stats)
+    if (size_t(s.index) < run.out.device_ms.size()) s.device_ms = run.out.device_ms[size_t(s.index)];
   run.ms = std::chrono::duration<double, std::milli>(t_end - t0).count();
   return run;
 }

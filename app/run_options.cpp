@@ -135,7 +135,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
       ->capture_default_str()
       ->check(number_in(0, 1024, true))
       ->group(perf);
-  cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; bit-exact with libdarknet)")
+  cmd.add_flag("--reference", args.reference, "use the plain reference kernels (slow; the oracle the fast kernels are tested against)")
       ->group(perf);
   cmd.add_flag("--no-prefetch", args.no_prefetch,
                "no read-ahead thread bringing the next layers' weights (up to 64 MB ahead) into the page cache "

@@ -4,10 +4,17 @@
 #     as OpenCV's net.forward() is timed on a ready blob), and mdfi's whole per-image pipeline
 #     (JPEG decode + letterbox + network),
 #   mdfi with --keep-weights (a batch that keeps the prepared weights in RAM: per image),
-#   mdfi whole command (cold process: plan, weights from page cache, one image),
-#   Darknet's whole command (detector test / classifier predict, Debian package),
-#   OpenCV DNN warm forward (python3-opencv, 2 threads).
-# Prints ratios mdfi/OpenCV and mdfi/Darknet and mdfi's GFLOP/s as a share of the FMA peak.
+#   mdfi whole command (cold process: plan, weights from page cache, one image, THREADS threads),
+#   Darknet's whole command (detector test / classifier predict, Debian package): ONE thread
+#     (Debian's libdarknet.so is built without OpenMP: it imports no GOMP_* symbol), and the whole
+#     process: cfg parse, weights load, forward, box decoding, NMS, drawing and writing
+#     predictions.jpg (detector) or the top-5 print (classifier). With generated weights the YOLO
+#     heads pass tens of thousands of boxes to NMS and drawing, so for yolov3* this column is
+#     mostly post-processing, not a forward-pass comparison,
+#   OpenCV DNN warm forward (python3-opencv, THREADS threads).
+# Prints ratios mdfi/OpenCV and mdfi/Darknet and mdfi's GFLOP/s as a share of this machine's FMA
+# peak, measured in the same run by bench/fma_peak.cpp on THREADS threads (PEAK_GFLOPS=N skips
+# the measurement and uses N, e.g. to compare with an earlier run).
 # Usage: bench/speed.sh [network ...]   (default: yolov3 yolov3-tiny alexnet darknet53)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +23,18 @@ IMAGE=${IMAGE:-/usr/share/darknet/data/dog.jpg}
 WORK=${WORK:-/tmp/mdfi-bench-memory}
 THREADS=${THREADS:-2}
 REPEAT=${REPEAT:-3}
-PEAK_GFLOPS=${PEAK_GFLOPS:-436}   # measured FMA peak of this 2-core machine (issue #5)
 PY=${PY:-/usr/bin/python3}   # Debian's python3, where python3-opencv lives
 NETS=("$@")
 [ ${#NETS[@]} -gt 0 ] || NETS=(yolov3 yolov3-tiny alexnet darknet53)
 mkdir -p "$WORK"
 "$PY" -c 'import cv2' 2>/dev/null && command -v bc >/dev/null || MDFI_SETUP_BENCH=1 scripts/setup-debian.sh
+if [ -z "${PEAK_GFLOPS:-}" ]; then
+  cmake --build build --target mdfi_fma_peak >/dev/null
+  PEAK_GFLOPS=$(build/bench/mdfi_fma_peak "$THREADS")
+  peak_src="measured now by build/bench/mdfi_fma_peak $THREADS"
+else
+  peak_src="given as PEAK_GFLOPS"
+fi
 printf 'classes=80\nnames=%s\n' "$PWD/data/coco.names" > "$WORK/coco.data"
 printf 'classes=1000\nnames=/usr/share/darknet/data/imagenet.shortnames.list\ntop=5\n' > "$WORK/imagenet.data"
 
@@ -29,7 +42,7 @@ now_ms() { date +%s%N | awk '{printf "%.1f", $1/1e6}'; }
 field() { tr ',' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }  # field NAME CSV_LINE
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-echo "| network | GFLOP | mdfi warm forward (ms) | mdfi pipeline (ms) | OpenCV warm forward (ms) | mdfi/OpenCV | mdfi kept weights (ms) | kept/OpenCV | mdfi whole cmd (ms) | Darknet whole cmd (ms) | mdfi/Darknet | mdfi GFLOP/s | % of FMA peak |"
+echo "| network | GFLOP | mdfi warm forward (ms) | mdfi pipeline (ms) | OpenCV warm forward (ms) | mdfi/OpenCV | mdfi kept weights (ms) | kept/OpenCV | mdfi whole cmd, $THREADS threads (ms) | Darknet whole cmd, 1 thread, incl. NMS + drawing (ms) | mdfi/Darknet | mdfi GFLOP/s | % of FMA peak ($PEAK_GFLOPS GFLOP/s) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for net in "${NETS[@]}"; do
   cfg="$PWD/cfg/$net.cfg"
@@ -64,4 +77,4 @@ print(f"| {net} | {gflop:.2f} | {mw:.1f} | {mp:.1f} | {cv:.1f} | {mw/cv:.2f} | {
 PY
 done
 echo
-echo "threads=$THREADS repeat=$REPEAT image=$IMAGE kernel=${MDFI_KERNEL:-auto}; OpenCV $("$PY" -c 'import cv2;print(cv2.__version__)'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "threads=$THREADS (mdfi, OpenCV; Darknet 1) repeat=$REPEAT image=$IMAGE kernel=${MDFI_KERNEL:-auto}; FMA peak $PEAK_GFLOPS GFLOP/s ($peak_src); OpenCV $("$PY" -c 'import cv2;print(cv2.__version__)'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"

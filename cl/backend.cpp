@@ -1,12 +1,12 @@
-// The OpenCL executor: follows the engine's Plan exactly as engine/executor.cpp does (allocate
-// each output, pull the layer's parameters, compute, free what the plan frees), but on the
-// device. Activations never leave it between layers; each convolution's parameter range is read
-// from the weights file into a pinned staging buffer, copied over, turned into the SGEMM's
-// layout by a kernel into a one-layer weights arena that the next convolution overwrites (or
-// into buffers of its own, kept across runs, with keep_weights). The host reads the next
-// layers' weights while the device still works on earlier ones: three staging buffers rotate,
-// each guarded by the event of its last copy. Layers without a device kernel run through their
-// CPU reference on host copies of their inputs.
+// The OpenCL side of the engine's one plan walk (engine/exec_backend.h): DeviceExec keeps each
+// buffer of a run on the device and runs each layer there; run_plan decides the order, the
+// lifetimes, the hooks and the statistics. Activations never leave the device between layers.
+// Each convolution's parameter range is streamed ahead of the walk (weight_stream.h: read by a
+// pool of threads into pinned staging buffers, copied on a queue of its own while earlier
+// layers compute), then turned into the SGEMM's layout by a kernel (with the network's
+// batch-norm form folded in) into a one-layer weights arena that the next convolution
+// overwrites (or into buffers of its own, kept across runs, with keep_weights). Layers without
+// a device kernel run through their CPU reference on host copies of their inputs.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -15,6 +15,8 @@
 
 #include "backend.h"
 #include "layers.h"
+#include "read_pool.h"
+#include "weight_stream.h"
 #include "weights.h"
 
 namespace mdfi::cl {
@@ -31,57 +33,22 @@ Result<std::vector<DeviceSummary>> list_devices() {
 
 namespace {
 
-// Host memory the driver can DMA from directly, mapped once for the backend's lifetime.
-class PinnedStaging {
- public:
-  ~PinnedStaging() { reset(); }
-  Status ensure(Runtime& rt, size_t bytes) {
-    if (bytes <= bytes_) return Status::Ok();
-    reset();
-    rt_ = &rt;
-    cl_int err = CL_SUCCESS;
-    buf_ = clCreateBuffer(rt.context(), CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
-    if (err != CL_SUCCESS) return cl_error(err, "allocating a pinned staging buffer");
-    host_ = clEnqueueMapBuffer(rt.queue(), buf_, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
-    if (err != CL_SUCCESS) return cl_error(err, "mapping the staging buffer");
-    bytes_ = bytes;
-    return Status::Ok();
-  }
-  // Blocks until the device has finished copying out of the buffer.
-  Status wait() {
-    if (!last_) return Status::Ok();
-    const cl_int err = clWaitForEvents(1, &last_);
-    clReleaseEvent(last_);
-    last_ = nullptr;
-    MDFI_CL_CHECK(err, "waiting for a weights upload");
-    return Status::Ok();
-  }
-  Status upload(Runtime& rt, const DevBuf& dst, size_t bytes) {
-    MDFI_CL_CHECK(clEnqueueWriteBuffer(rt.queue(), dst.get(), CL_FALSE, 0, bytes, host_, 0, nullptr, &last_),
-                  "uploading weights");
-    return Status::Ok();
-  }
-  float* data() { return static_cast<float*>(host_); }
-  size_t bytes() const { return bytes_; }
-  void reset() {
-    if (last_) clWaitForEvents(1, &last_), clReleaseEvent(last_);
-    last_ = nullptr;
-    if (buf_) {
-      if (host_) clEnqueueUnmapMemObject(rt_->queue(), buf_, host_, 0, nullptr, nullptr), clFinish(rt_->queue());
-      clReleaseMemObject(buf_);
-    }
-    buf_ = nullptr;
-    host_ = nullptr;
-    bytes_ = 0;
-  }
+double since_ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
- private:
-  Runtime* rt_ = nullptr;
-  cl_mem buf_ = nullptr;
-  void* host_ = nullptr;
-  size_t bytes_ = 0;
-  cl_event last_ = nullptr;
-};
+// Device time of a finished command, in ms (0 when the driver does not report it).
+double event_ms(cl_event e) {
+  cl_ulong a = 0, b = 0;
+  if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS) return 0;
+  if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS) return 0;
+  return b > a ? double(b - a) / 1e6 : 0;
+}
+
+void release_all(std::vector<cl_event>& events) {
+  for (cl_event e : events) clReleaseEvent(e);
+  events.clear();
+}
 
 }  // namespace
 
@@ -90,76 +57,67 @@ struct Backend::Impl {
   std::unique_ptr<Runtime> rt;
   std::unique_ptr<GemmTuner> tuner;
   std::unique_ptr<DeviceLayers> layers;
-  static constexpr int kStaging = 3;   // how many layers the file reads may run ahead
-  PinnedStaging staging[kStaging];
-  int next_staging = 0;
-  DevBuf raw_arena;                      // one layer's parameters as the file stores them
-  std::string readers_path;              // the file `readers` are open on
-  std::vector<WeightsFile> readers;      // extra handles for parallel reads
+  std::unique_ptr<ReadPool> pool;
+  std::vector<std::unique_ptr<StagingSlot>> slots;  // opts.staging_slots of them
+  std::string resident_key;             // which network the kept weights belong to
+  std::map<int, ConvWeights> resident;  // layer index -> prepared weights (keep_weights)
+  RunTiming timing;                     // of the last run
+  std::vector<cl_event>* upload_sink = nullptr;  // the running layer's upload events
 
-  int read_threads() const {
-    if (opts.read_threads > 0) return opts.read_threads;
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  // The layer's streamed weights: waits until the stream has queued their copy, then queues
+  // the preparation behind it (from the raw parameters into the SGEMM's layout, batch-norm
+  // folded) and hands the slot back.
+  Result<ConvWeights> conv_weights(const Layer& layer, WeightStream& stream, size_t job, bool own) {
+    const auto tw = std::chrono::steady_clock::now();
+    cl_event up = nullptr;
+    auto slot = stream.ready(job, &up);
+    timing.wait_ms += since_ms(tw);
+    if (!slot.ok()) return slot.status();
+    const std::vector<cl_event> ups{up};
+    if (upload_sink) upload_sink->push_back(up);  // the sink owns the reference ready() gave
+    else clReleaseEvent(up);                      // the stream keeps its own until it ends
+    const auto tp = std::chrono::steady_clock::now();
+    auto w = layers->prepare_conv(layer, (*slot)->device, own, &ups);
+    timing.prep_ms += since_ms(tp);
+    stream.consumed(job, w.ok() ? rt->last_event() : nullptr);
+    return w;
   }
-
-  // One layer's range through `threads` handles at once: the file sits in the page cache, and
-  // one thread copying (and checking) 250 MB is what bounds a streamed inference.
-  Status read_params(WeightsFile& weights, const Layer& layer, size_t begin, float* dst, size_t count) {
-    const int want = read_threads();
-    const size_t chunk = std::max<size_t>(size_t(1) << 18, (count + size_t(want) - 1) / size_t(want));
-    const int parts = int((count + chunk - 1) / chunk);
-    if (parts <= 1) return LayerParams(weights, layer, begin).read(0, dst, count);
-    if (readers_path != weights.path() || int(readers.size()) < parts) {
-      readers.clear();
-      for (int t = 0; t < want; ++t) {
-        auto f = WeightsFile::open(weights.path());
-        if (!f.ok()) return f.status();
-        readers.push_back(std::move(*f));
-      }
-      readers_path = weights.path();
-    }
-    std::vector<Status> st(static_cast<size_t>(parts));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < parts; ++t)
-      pool.emplace_back([&, t] {
-        const size_t off = size_t(t) * chunk, n = std::min(chunk, count - off);
-        st[size_t(t)] = LayerParams(readers[size_t(t)], layer, begin).read(off, dst + off, n);
-      });
-    for (auto& th : pool) th.join();
-    for (const Status& s : st) MDFI_RETURN_IF_ERROR(s);
-    return Status::Ok();
-  }
-  std::string resident_key;                // which network the kept weights belong to
-  std::map<int, ConvWeights> resident;     // layer index -> prepared weights (keep_weights)
-
-  // Reads `count` floats of the layer's parameters into the next staging buffer and queues
-  // their copy into the raw arena. Device buffers are reused rather than allocated per layer:
-  // freeing device memory can make the driver wait for the queue, which would stop the file
-  // reads from overlapping the device's work.
-  Status stream_params(const std::function<Status(float*)>& read, size_t count) {
-    PinnedStaging& st = staging[next_staging];
-    next_staging = (next_staging + 1) % kStaging;
-    MDFI_RETURN_IF_ERROR(st.wait());
+  // One layer's weights from any ParamSource, without the stream (forward_layer): a blocking
+  // copy on the compute queue, which orders it after whatever read the slot before.
+  Result<ConvWeights> conv_weights(const Layer& layer, ParamSource& params) {
+    const size_t count = layer.param_floats();
+    StagingSlot& st = *slots[0];
     MDFI_RETURN_IF_ERROR(st.ensure(*rt, count * 4));
-    MDFI_RETURN_IF_ERROR(read(st.data()));
-    if (raw_arena.bytes() < count * 4) {
-      raw_arena.reset();
-      auto raw = rt->alloc(count * 4, "raw layer parameters");
-      if (!raw.ok()) return raw.status();
-      raw_arena = std::move(*raw);
-    }
-    return st.upload(*rt, raw_arena, count * 4);
+    MDFI_RETURN_IF_ERROR(params.read(0, st.host(), count));
+    MDFI_RETURN_IF_ERROR(rt->write(st.device, st.host(), count * 4));
+    return layers->prepare_conv(layer, st.device, false);
   }
 
-  Result<ConvWeights> conv_weights(const Layer& layer, ParamSource& params, bool own) {
-    const size_t n = layer.param_floats();
-    MDFI_RETURN_IF_ERROR(stream_params([&](float* dst) { return params.read(0, dst, n); }, n));
-    return layers->prepare_conv(layer, raw_arena, own);
-  }
-  Result<ConvWeights> conv_weights(const Layer& layer, WeightsFile& weights, size_t begin, bool own) {
-    const size_t n = layer.param_floats();
-    MDFI_RETURN_IF_ERROR(stream_params([&](float* dst) { return read_params(weights, layer, begin, dst, n); }, n));
-    return layers->prepare_conv(layer, raw_arena, own);
+  // One layer on the device (or through the CPU reference when it has no kernel). `index` keys
+  // the kept weights (-1: none kept); a convolution's weights come from `stream`'s job `job`,
+  // or straight from `params` without a stream.
+  Status run_layer(const Layer& layer, int index, const std::vector<const DevBuf*>& ins, const DevBuf& out,
+                   ParamSource& params, WeightStream* stream, int job, MemoryTracker& mem, LayerRunStats& stats) {
+    if (layer.aliases_input()) return Status::Ok();
+    if (!DeviceLayers::on_device(layer)) {
+      stats.on_host = true;
+      return run_on_host(layer, ins, out, params, mem);
+    }
+    if (!DeviceLayers::takes_conv_weights(layer)) return layers->forward(layer, ins, out, nullptr);
+    const bool keep = opts.keep_weights && index >= 0;
+    auto it = index >= 0 ? resident.find(index) : resident.end();
+    ConvWeights streamed;
+    const ConvWeights* w = nullptr;
+    if (it != resident.end()) {
+      w = &it->second;
+    } else {
+      auto got = stream && job >= 0 ? conv_weights(layer, *stream, size_t(job), keep) : conv_weights(layer, params);
+      if (!got.ok()) return got.status();
+      if (keep) w = &resident.emplace(index, std::move(*got)).first->second;
+      else streamed = std::move(*got), w = &streamed;  // lives in the arena: the next conv overwrites it
+    }
+    stats.weight_bytes = w->bytes;
+    return layers->forward(layer, ins, out, w);
   }
 
   // A layer with no device kernel: host copies of its inputs through the CPU reference.
@@ -185,9 +143,120 @@ struct Backend::Impl {
   }
 };
 
+namespace {
+
+// One run's buffers on the device, for run_plan.
+class DeviceExec : public ExecBackend {
+ public:
+  DeviceExec(Backend::Impl& im, const Network& net, WeightsFile& weights, MemoryTracker& mem)
+      : im_(im), rt_(*im.rt), net_(net), weights_(weights), mem_(mem), offsets_(layer_param_offsets(net)),
+        bufs_(net.layers.size() + 1), compute_(net.layers.size()), uploads_(net.layers.size()),
+        job_of_(net.layers.size(), -1) {}
+  ~DeviceExec() override {
+    stream_.reset();  // stops its threads before the events below go
+    rt_.record_into(nullptr);
+    im_.upload_sink = nullptr;
+    for (auto& v : compute_) release_all(v);
+    for (auto& v : uploads_) release_all(v);
+  }
+
+  Status start(Buffer input) override {
+    // Every convolution whose weights are not kept from an earlier run is streamed, in order.
+    std::vector<WeightStream::Job> jobs;
+    size_t largest = 0;
+    for (const auto& l : net_.layers) {
+      if (l->aliases_input() || !DeviceLayers::on_device(*l) || !DeviceLayers::takes_conv_weights(*l)) continue;
+      if (im_.resident.count(l->index)) continue;
+      job_of_[size_t(l->index)] = int(jobs.size());
+      jobs.push_back({l.get(), offsets_[size_t(l->index)]});
+      largest = std::max(largest, l->param_floats());
+    }
+    for (auto& slot : im_.slots) MDFI_RETURN_IF_ERROR(slot->ensure(rt_, largest * 4));
+    stream_ = std::make_unique<WeightStream>(rt_, *im_.pool, weights_, im_.slots, std::move(jobs));
+    auto in = rt_.alloc(input.bytes(), "the network input");
+    if (!in.ok()) return in.status();
+    MDFI_RETURN_IF_ERROR(rt_.write(*in, input.data(), input.bytes()));
+    at(-1) = std::move(*in);
+    input.reset();
+    return Status::Ok();
+  }
+  void at_layer(int layer) override { rt_.memory().set_phase(layer); }
+  Status allocate(int id, size_t floats) override {
+    auto out = rt_.alloc(floats * 4, "a layer output");
+    if (!out.ok()) return out.status();
+    at(id) = std::move(*out);
+    return Status::Ok();
+  }
+  Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
+                 LayerRunStats& stats) override {
+    std::vector<const DevBuf*> ins;
+    for (int b : inputs) ins.push_back(&at(b));
+    const size_t i = size_t(layer.index);
+    rt_.record_into(&compute_[i]);
+    im_.upload_sink = &uploads_[i];
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = im_.run_layer(layer, layer.index, ins, at(output), params, stream_.get(), job_of_[i], mem_, stats);
+    rt_.record_into(nullptr);
+    im_.upload_sink = nullptr;
+    // Submit now: a driver that holds commands back until its batch fills would leave the
+    // device idle while the host reads the next layers' weights.
+    clFlush(rt_.queue());
+    im_.timing.queue_ms += since_ms(t0);
+    stats.workspace_bytes = im_.layers->workspace_bytes();
+    if (stats.on_host) ++im_.timing.host_layers;
+    // OpenCL errors get the layer here; read errors name it already, the walk adds it to OOM.
+    if (!st.ok() && st.kind() != ErrorKind::kOutOfMemory && st.kind() != ErrorKind::kWeights &&
+        st.kind() != ErrorKind::kIo)
+      return Status(st.kind(), "layer " + std::to_string(layer.index) + " [" + layer.kind() + "]: " + st.message());
+    return st;
+  }
+  Result<const float*> host_view(int id, size_t floats) override {
+    view_.resize(floats);
+    MDFI_RETURN_IF_ERROR(rt_.read(at(id), view_.data(), floats * 4));
+    return static_cast<const float*>(view_.data());
+  }
+  void release(int id) override { at(id).reset(); }
+  Result<Buffer> take(int id, size_t floats, MemoryTracker& mem) override {
+    auto h = Buffer::make(mem, floats, MemCategory::kActivations, "a kept output");
+    if (!h.ok()) return h.status();
+    MDFI_RETURN_IF_ERROR(rt_.read(at(id), h->data(), h->bytes()));
+    at(id).reset();
+    return h;
+  }
+  Status finish(std::vector<double>& device_ms) override {
+    MDFI_RETURN_IF_ERROR(rt_.finish());
+    if (stream_) im_.timing.read_ms = stream_->read_ms();
+    device_ms.assign(compute_.size(), 0.0);
+    for (size_t i = 0; i < compute_.size(); ++i) {
+      for (cl_event e : compute_[i]) device_ms[i] += event_ms(e);
+      for (cl_event e : uploads_[i]) im_.timing.upload_ms += event_ms(e);
+      im_.timing.compute_ms += device_ms[i];
+      release_all(compute_[i]);
+      release_all(uploads_[i]);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  DevBuf& at(int id) { return bufs_[size_t(id) + 1]; }
+  Backend::Impl& im_;
+  Runtime& rt_;
+  const Network& net_;
+  WeightsFile& weights_;
+  MemoryTracker& mem_;
+  const std::vector<size_t> offsets_;
+  std::vector<DevBuf> bufs_;  // [id + 1]
+  std::vector<std::vector<cl_event>> compute_, uploads_;  // per layer, retained
+  std::vector<float> view_;
+  std::vector<int> job_of_;  // layer -> its job in the stream, -1 when not streamed
+  std::unique_ptr<WeightStream> stream_;
+};
+
+}  // namespace
+
 Backend::Backend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Backend::~Backend() {
-  if (impl_ && impl_->rt) clFinish(impl_->rt->queue());
+  if (impl_ && impl_->rt) impl_->rt->finish();
 }
 
 Result<std::unique_ptr<Backend>> Backend::open(const BackendOptions& opts) {
@@ -198,6 +267,10 @@ Result<std::unique_ptr<Backend>> Backend::open(const BackendOptions& opts) {
   impl->rt = std::move(*rt);
   impl->tuner = std::make_unique<GemmTuner>(*impl->rt, opts.autotune && impl->rt->device().is_gpu);
   impl->layers = std::make_unique<DeviceLayers>(*impl->rt, *impl->tuner);
+  const int threads = opts.read_threads > 0 ? opts.read_threads
+                                            : int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  impl->pool = std::make_unique<ReadPool>(threads);
+  for (int k = 0; k < std::max(1, opts.staging_slots); ++k) impl->slots.push_back(std::make_unique<StagingSlot>());
   return std::unique_ptr<Backend>(new Backend(std::move(impl)));
 }
 
@@ -205,109 +278,40 @@ const DeviceSummary& Backend::device() const { return impl_->rt->device().info; 
 
 DeviceMemStats Backend::device_memory() const { return impl_->rt->memory().stats(); }
 
+RunTiming Backend::last_timing() const { return impl_->timing; }
+
+std::vector<int> Backend::host_layers(const Network& net) {
+  std::vector<int> out;
+  for (const auto& l : net.layers)
+    if (!l->aliases_input() && !DeviceLayers::on_device(*l)) out.push_back(l->index);
+  return out;
+}
+
 Result<RunOutput> Backend::run(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
                                MemoryTracker& mem, const RunHooks& hooks) {
   Impl& im = *impl_;
-  Runtime& rt = *im.rt;
-  const int n = int(net.layers.size());
-  if (input.size() != net.input_shape().count())
-    return Result<RunOutput>(ErrorKind::kInternal, "input tensor does not match the network input");
-  const std::string key = net.cfg_path + "#" + std::to_string(n) + "#" + weights.path();
+  const std::string key = net.cfg_path + "#" + std::to_string(net.layers.size()) + "#" + weights.path();
   if (key != im.resident_key || !im.opts.keep_weights) {
     im.resident.clear();
     im.resident_key = key;
   }
-  const std::vector<size_t> offsets = layer_param_offsets(net);
-  rt.memory().set_phase(-1);
-  rt.memory().restart_peak();
-  std::vector<DevBuf> bufs(size_t(n) + 1);  // bufs[id + 1]; id -1 is the network input
-  {
-    auto in = rt.alloc(input.bytes(), "the network input");
-    if (!in.ok()) return in.status();
-    MDFI_RETURN_IF_ERROR(rt.write(*in, input.data(), input.bytes()));
-    bufs[0] = std::move(*in);
-    input.reset();
-  }
-  size_t live = bufs[0].bytes();
-
-  for (int i = 0; i < n; ++i) {
-    const Layer& layer = *net.layers[i];
-    const LayerPlan& lp = plan.layers[i];
-    const auto t0 = std::chrono::steady_clock::now();
-    mem.set_phase(i);
-    rt.memory().set_phase(i);
-    const std::string where = "layer " + std::to_string(i) + " [" + layer.kind() + "]: ";
-    if (lp.buffer == i) {
-      auto out = rt.alloc(layer.out.bytes(), "a layer output");
-      if (!out.ok()) return Status(out.status().kind(), where + out.status().message());
-      bufs[size_t(i) + 1] = std::move(*out);
-      live += layer.out.bytes();
-    }
-    std::vector<const DevBuf*> ins;
-    for (int s : layer.sources) ins.push_back(&bufs[size_t((s < 0 ? -1 : plan.layers[s].buffer) + 1)]);
-    const DevBuf& out = bufs[size_t(lp.buffer) + 1];
-    LayerParams params(weights, layer, offsets[i]);
-    size_t weight_bytes = 0;
-    Status st;
-    if (layer.aliases_input()) {
-      st = Status::Ok();
-    } else if (DeviceLayers::on_device(layer) && DeviceLayers::takes_conv_weights(layer)) {
-      auto it = im.resident.find(i);
-      if (it == im.resident.end()) {
-        auto w = im.conv_weights(layer, weights, offsets[i], im.opts.keep_weights);
-        if (!w.ok()) return Status(w.status().kind(), where + w.status().message());
-        it = im.resident.emplace(i, std::move(*w)).first;
-      }
-      weight_bytes = it->second.bytes;
-      st = im.layers->forward(layer, ins, out, &it->second);
-      if (!im.opts.keep_weights) im.resident.erase(it);  // the arena is overwritten by the next conv
-    } else if (DeviceLayers::on_device(layer)) {
-      st = im.layers->forward(layer, ins, out, nullptr);
-    } else {
-      st = im.run_on_host(layer, ins, out, params, mem);
-    }
-    if (!st.ok()) return Status(st.kind(), where + st.message());
-    if (hooks.on_output) {
-      std::vector<float> host(layer.out.count());
-      MDFI_RETURN_IF_ERROR(rt.read(out, host.data(), layer.out.bytes()));
-      MDFI_RETURN_IF_ERROR(hooks.on_output(layer, host.data()));
-    }
-    // Device figures for weights, workspace and activations; host figures for the heap.
-    LayerRunStats stats;
-    stats.index = i;
-    stats.weight_bytes = weight_bytes;
-    stats.workspace_bytes = im.layers->workspace_bytes();
-    stats.heap_peak = mem.phase_peak();
-    for (int b : lp.frees) {
-      DevBuf& buf = bufs[size_t(b) + 1];
-      live -= buf.bytes();
-      buf.reset();
-      stats.freed.push_back(b);
-    }
-    stats.activation_bytes = live;
-    stats.heap_after = mem.current().total();
-    stats.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (hooks.on_layer) hooks.on_layer(stats);
-  }
-  mem.set_phase(n);
-  rt.memory().set_phase(n);
-  RunOutput result;
-  for (int b = 0; b < n; ++b) {
-    DevBuf& d = bufs[size_t(b) + 1];
-    if (d.empty()) continue;
-    auto h = Buffer::make(mem, net.layers[b]->out.count(), MemCategory::kActivations, "a kept output");
-    if (!h.ok()) return h.status();
-    MDFI_RETURN_IF_ERROR(rt.read(d, h->data(), h->bytes()));
-    result.kept.emplace(b, std::move(*h));
-  }
-  MDFI_RETURN_IF_ERROR(rt.finish());
-  return result;
+  im.timing = RunTiming{};
+  im.rt->memory().set_phase(-1);
+  im.rt->memory().restart_peak();
+  DeviceExec exec(im, net, weights, mem);
+  // No read-ahead thread: the read pool's threads are the reads.
+  return run_plan(net, plan, weights, std::move(input), mem, exec, hooks, false);
 }
 
 Result<std::vector<float>> Backend::forward_layer(const Layer& layer, const std::vector<const float*>& inputs,
                                                   ParamSource& params) {
   Impl& im = *impl_;
   Runtime& rt = *im.rt;
+  std::vector<float> host(layer.out.count());
+  if (layer.aliases_input()) {
+    std::copy(inputs[0], inputs[0] + host.size(), host.begin());
+    return host;
+  }
   std::vector<DevBuf> in;
   std::vector<const DevBuf*> ins;
   for (size_t s = 0; s < inputs.size(); ++s) {
@@ -320,21 +324,9 @@ Result<std::vector<float>> Backend::forward_layer(const Layer& layer, const std:
   for (const DevBuf& b : in) ins.push_back(&b);
   auto out = rt.alloc(layer.out.bytes(), "a layer output");
   if (!out.ok()) return out.status();
-  std::vector<float> host(layer.out.count());
-  if (layer.aliases_input()) {
-    std::copy(inputs[0], inputs[0] + host.size(), host.begin());
-    return host;
-  }
-  if (DeviceLayers::on_device(layer) && DeviceLayers::takes_conv_weights(layer)) {
-    auto w = im.conv_weights(layer, params, false);
-    if (!w.ok()) return w.status();
-    MDFI_RETURN_IF_ERROR(im.layers->forward(layer, ins, *out, &*w));
-  } else if (DeviceLayers::on_device(layer)) {
-    MDFI_RETURN_IF_ERROR(im.layers->forward(layer, ins, *out, nullptr));
-  } else {
-    MemoryTracker mem;
-    MDFI_RETURN_IF_ERROR(im.run_on_host(layer, ins, *out, params, mem));
-  }
+  MemoryTracker mem;
+  LayerRunStats stats;
+  MDFI_RETURN_IF_ERROR(im.run_layer(layer, -1, ins, *out, params, nullptr, -1, mem, stats));
   MDFI_RETURN_IF_ERROR(rt.read(*out, host.data(), layer.out.bytes()));
   return host;
 }

@@ -1,7 +1,7 @@
 // The OpenCL backend's public face, free of OpenCL headers so the CLI and tests compile the same
 // way with MDFI_OPENCL on or off. With it off (stub.cpp) every entry point returns a Status
-// saying so; with it on, Backend runs a network the way engine/executor.h does - same Plan,
-// same per-layer weight streaming, same RunOutput - but with activations kept on the device.
+// saying so; with it on, Backend runs a network through the engine's own plan walk
+// (engine/executor.h run_plan) with activations kept on the device.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,25 @@ struct BackendOptions {
   // Time SGEMM tile configurations per shape on GPUs (cached on disk); off = a fixed heuristic.
   bool autotune = true;
   // Threads that read a large layer's parameter range from the file in parallel chunks (each
-  // through its own WeightsFile handle); 0 = up to 8, as many as there are cores.
+  // through its own WeightsFile handle); 0 = up to 16, as many as there are cores.
   int read_threads = 0;
+  // Staging slots (pinned host buffer + device buffer, each the size of the largest streamed
+  // layer) that rotate: how many layers the reads may run ahead of the walk.
+  int staging_slots = 3;
+};
+
+// Where the time of the last run went, from the host clock (reads) and the devices' event
+// profiling (uploads on the upload queue, kernels and copies on the compute queue). Uploads and
+// reads overlap the kernels, so the parts add up to more than the run's wall time.
+struct RunTiming {
+  double read_ms = 0;     // host: reading (and checking) the streamed weights from the file (wall
+                          // time of the reader, all read threads together)
+  double upload_ms = 0;   // device: copying them from the pinned staging buffers
+  double compute_ms = 0;  // device: every kernel and on-device copy
+  double wait_ms = 0;     // host: the walk waiting for a layer's weights to be read and queued
+  double prep_ms = 0;     // host: queueing the weight preparation (and any wait that implies)
+  double queue_ms = 0;    // host: every layer's whole turn on the host (reads included)
+  int host_layers = 0;    // layers without a device kernel, run through the CPU reference
 };
 
 // Device memory seen by the backend's accounting (every cl_mem it creates).
@@ -62,14 +79,20 @@ class Backend {
 
   const DeviceSummary& device() const;
 
-  // The same contract as mdfi::run_network: kept outputs come back as host Buffers from `mem`,
-  // hooks see each layer's output (read back from the device only when a hook wants it). In
-  // the LayerRunStats, weight/workspace/activation bytes are device bytes and heap figures are
-  // the host's; ms is the host time to queue the layer (the device runs behind it).
+  // The same contract as mdfi::run_network (it is the same walk): kept outputs come back as host
+  // Buffers from `mem`, hooks see each layer's output (read back from the device only when a
+  // hook wants it). In the LayerRunStats, weight/workspace/activation bytes are device bytes
+  // and heap figures are the host's; ms is the host time to queue the layer, on_host marks the
+  // layers run through the CPU reference; RunOutput::device_ms has each layer's device time.
   Result<RunOutput> run(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input, MemoryTracker& mem,
                         const RunHooks& hooks = {});
   // Device memory for the last run (peak restarts with each run).
   DeviceMemStats device_memory() const;
+  RunTiming last_timing() const;
+
+  // The layers of `net` that have no device kernel and run through the CPU reference (layers
+  // that alias their input need none and are not listed).
+  static std::vector<int> host_layers(const Network& net);
 
   // One layer on the device from host inputs (tests compare it with the CPU reference layer).
   Result<std::vector<float>> forward_layer(const Layer& layer, const std::vector<const float*>& inputs,

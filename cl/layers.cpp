@@ -11,6 +11,9 @@
 
 namespace mdfi::cl {
 
+// common.cl numbers the activations as the enum does; a new one must be added there too.
+static_assert(int(Activation::kGelu) == 18, "cl/kernels/common.cl's ACT_ list must follow mdfi::Activation");
+
 bool DeviceLayers::on_device(const Layer& l) {
   if (dynamic_cast<const ConvLayer*>(&l) || dynamic_cast<const MaxPoolLayer*>(&l) ||
       dynamic_cast<const RouteLayer*>(&l) || dynamic_cast<const ShortcutLayer*>(&l) ||
@@ -46,13 +49,17 @@ Status DeviceLayers::place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& a
   return Status::Ok();
 }
 
-Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw, bool own) {
+Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf& raw, bool own,
+                                               const std::vector<cl_event>* ready) {
   const auto& l = static_cast<const ConvLayer&>(layer);
   ConvWeights cw;
-  const int M = l.filters, K = (l.in.c / l.groups) * l.size * l.size, bn = l.batch_normalize ? 1 : 0;
+  // The kernels' batch-norm form: 0 none, 1 pjreddie, 2 AlexeyAB (see conv.cl's bn_inv).
+  const int bn = !l.batch_normalize ? 0 : l.compat == Compat::kAlexeyAB ? 2 : 1;
+  const int M = l.filters, K = (l.in.c / l.groups) * l.size * l.size;
   MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_bias, bias_arena_, &cw.bias, size_t(M) * 4, "conv biases"));
   const size_t gm = size_t(M);
-  MDFI_RETURN_IF_ERROR(rt_.launch("prep_bias", 1, &gm, nullptr, {raw.get(), M, bn, cw.bias}));
+  // The first kernel waits for the upload; the in-order queue orders the rest after it.
+  MDFI_RETURN_IF_ERROR(rt_.launch("prep_bias", 1, &gm, nullptr, {raw.get(), M, bn, cw.bias}, ready));
   if (l.groups > 1) {
     cw.direct = true;
     MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_w, w_arena_, &cw.w, size_t(M) * K * 4, "conv weights"));
@@ -128,8 +135,12 @@ Status DeviceLayers::forward(const Layer& layer, const std::vector<const DevBuf*
   }
   if (auto* y = dynamic_cast<const YoloLayer*>(&layer)) {
     const size_t g = y->out.count(), lo = 256;
+    // The same float bias and shift rule as YoloLayer::forward.
+    const float bias = float(-0.5 * (double(y->scale_x_y) - 1));
+    const int shift = y->scale_x_y != 1 || y->new_coords;
     return rt_.launch("yolo_logistic", 1, &g, &lo,
-                      {inputs[0]->get(), y->out.h * y->out.w, y->classes, y->n(), out.get()});
+                      {inputs[0]->get(), y->out.h * y->out.w, y->classes, y->n(), y->scale_x_y, bias, shift,
+                       int(y->new_coords), out.get()});
   }
   return Status(ErrorKind::kInternal, std::string("no device kernel for layer type ") + layer.kind());
 }

@@ -33,9 +33,12 @@ class DeviceLayers {
   // True for layers whose parameters the device path prepares itself (convolutions).
   static bool takes_conv_weights(const Layer& layer);
 
-  // `raw` holds the layer's whole parameter range as the weights file stores it. `own`: give the
-  // result buffers of its own; otherwise it lives in the arena until the next call.
-  Result<ConvWeights> prepare_conv(const Layer& layer, const DevBuf& raw, bool own);
+  // `raw` holds the layer's whole parameter range as the weights file stores it, once the
+  // events `ready` (its uploads) have completed. `own`: give the result buffers of its own;
+  // otherwise it lives in the arena until the next call. Batch-norm folds in the layer's
+  // compat form.
+  Result<ConvWeights> prepare_conv(const Layer& layer, const DevBuf& raw, bool own,
+                                   const std::vector<cl_event>* ready = nullptr);
   // out = layer(inputs); `w` only for convolutions.
   Status forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out, const ConvWeights* w);
 

@@ -40,8 +40,11 @@ Result<std::unique_ptr<Runtime>> Runtime::open(const std::string& device_spec) {
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, cl_context_properties(rt->dev_.platform), 0};
   rt->ctx_ = clCreateContext(props, 1, &rt->dev_.device, nullptr, nullptr, &err);
   if (err != CL_SUCCESS) return cl_error(err, "creating a context on " + rt->dev_.info.name);
-  rt->queue_ = clCreateCommandQueue(rt->ctx_, rt->dev_.device, 0, &err);
+  // Profiling on: per-layer times are device times (a few microseconds per command).
+  rt->queue_ = clCreateCommandQueue(rt->ctx_, rt->dev_.device, CL_QUEUE_PROFILING_ENABLE, &err);
   if (err != CL_SUCCESS) return cl_error(err, "creating a command queue on " + rt->dev_.info.name);
+  rt->upload_queue_ = clCreateCommandQueue(rt->ctx_, rt->dev_.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) return cl_error(err, "creating an upload queue on " + rt->dev_.info.name);
   auto prog = build_program(rt->ctx_, rt->dev_, program_source(), "-cl-std=CL1.2 -cl-mad-enable");
   if (!prog.ok()) return prog.status();
   rt->program_ = prog->program;
@@ -59,7 +62,10 @@ Result<std::unique_ptr<Runtime>> Runtime::open(const std::string& device_spec) {
 }
 
 Runtime::~Runtime() {
+  if (upload_queue_) clFinish(upload_queue_);
   if (queue_) clFinish(queue_);
+  if (last_) clReleaseEvent(last_);
+  if (upload_queue_) clReleaseCommandQueue(upload_queue_);
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
   if (program_) clReleaseProgram(program_);
   if (queue_) clReleaseCommandQueue(queue_);
@@ -71,8 +77,24 @@ cl_kernel Runtime::kernel(const std::string& name) const {
   return it == kernels_.end() ? nullptr : it->second;
 }
 
+cl_event* Runtime::event_slot() {
+  pending_ = nullptr;
+  return &pending_;
+}
+
+void Runtime::recorded(cl_event* slot) {
+  if (!*slot) return;
+  if (last_) clReleaseEvent(last_);
+  last_ = *slot;
+  if (sink_) {
+    clRetainEvent(*slot);
+    sink_->push_back(*slot);
+  }
+  *slot = nullptr;
+}
+
 Status Runtime::launch(const std::string& name, int dims, const size_t* global, const size_t* local,
-                       std::initializer_list<Arg> args) {
+                       std::initializer_list<Arg> args, const std::vector<cl_event>* wait) {
   cl_kernel k = kernel(name);
   if (!k) return Status(ErrorKind::kInternal, "OpenCL: kernel " + name + " is missing from mdfi's program");
   cl_uint i = 0;
@@ -88,15 +110,21 @@ Status Runtime::launch(const std::string& name, int dims, const size_t* global, 
     g[d] = (global[d] + l[d] - 1) / l[d] * l[d];
     if (g[d] == 0) return Status::Ok();  // nothing to do
   }
-  MDFI_CL_CHECK(clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, g, have_local ? l : nullptr, 0, nullptr, nullptr),
+  cl_event* ev = event_slot();
+  const bool waits = wait && !wait->empty();
+  MDFI_CL_CHECK(clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, g, have_local ? l : nullptr,
+                                       waits ? cl_uint(wait->size()) : 0, waits ? wait->data() : nullptr, ev),
                 "launching " + name);
+  recorded(ev);
   return Status::Ok();
 }
 
 Status Runtime::write(const DevBuf& dst, const void* src, size_t bytes, size_t offset, bool blocking) {
   if (bytes == 0) return Status::Ok();
-  MDFI_CL_CHECK(clEnqueueWriteBuffer(queue_, dst.get(), blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, 0, nullptr, nullptr),
+  cl_event* ev = blocking ? nullptr : event_slot();
+  MDFI_CL_CHECK(clEnqueueWriteBuffer(queue_, dst.get(), blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, 0, nullptr, ev),
                 "writing " + std::to_string(bytes) + " bytes to the device");
+  if (ev) recorded(ev);
   return Status::Ok();
 }
 
@@ -109,12 +137,15 @@ Status Runtime::read(const DevBuf& src, void* dst, size_t bytes, size_t offset) 
 
 Status Runtime::copy(const DevBuf& src, size_t src_off, const DevBuf& dst, size_t dst_off, size_t bytes) {
   if (bytes == 0) return Status::Ok();
-  MDFI_CL_CHECK(clEnqueueCopyBuffer(queue_, src.get(), dst.get(), src_off, dst_off, bytes, 0, nullptr, nullptr),
+  cl_event* ev = event_slot();
+  MDFI_CL_CHECK(clEnqueueCopyBuffer(queue_, src.get(), dst.get(), src_off, dst_off, bytes, 0, nullptr, ev),
                 "copying on the device");
+  recorded(ev);
   return Status::Ok();
 }
 
 Status Runtime::finish() {
+  MDFI_CL_CHECK(clFinish(upload_queue_), "waiting for the uploads");
   MDFI_CL_CHECK(clFinish(queue_), "waiting for the device");
   return Status::Ok();
 }

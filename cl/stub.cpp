@@ -27,6 +27,8 @@ Result<RunOutput> Backend::run(const Network&, const Plan&, WeightsFile&, Buffer
   return Status(ErrorKind::kUnsupported, kNotBuilt);
 }
 DeviceMemStats Backend::device_memory() const { return {}; }
+RunTiming Backend::last_timing() const { return {}; }
+std::vector<int> Backend::host_layers(const Network&) { return {}; }
 Result<std::vector<float>> Backend::forward_layer(const Layer&, const std::vector<const float*>&, ParamSource&) {
   return Status(ErrorKind::kUnsupported, kNotBuilt);
 }

@@ -35,60 +35,101 @@ void RunOutput::relocate(const Arena::Move& move) {
   }
 }
 
-Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
-                              MemoryTracker& mem, const RunHooks& hooks, const ExecOptions& exec) {
+namespace {
+
+// The CPU backend: host Buffers from the run's MemoryTracker, each layer's own forward (the
+// optimised kernels, or the reference loops with ExecOptions::reference).
+class HostBackend : public ExecBackend {
+ public:
+  HostBackend(const Network& net, MemoryTracker& mem, const ExecOptions& exec)
+      : buffers_(net.layers.size() + 1), mem_(mem), exec_(exec) {}
+
+  Status start(Buffer input) override {
+    buffers_[0] = std::move(input);
+    return Status::Ok();
+  }
+  Status allocate(int id, size_t floats) override {
+    auto out = Buffer::make(mem_, floats, MemCategory::kActivations, "a layer output");
+    if (!out.ok()) return out.status();
+    at(id) = std::move(*out);
+    return Status::Ok();
+  }
+  Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
+                 LayerRunStats& stats) override {
+    LayerIO io;
+    for (int b : inputs) io.inputs.push_back(at(b).data());
+    io.output = at(output).data();
+    io.params = &params;
+    io.mem = &mem_;
+    io.exec = &exec_;
+    MDFI_RETURN_IF_ERROR(layer.forward(io));
+    stats.weight_bytes = mem_.phase_category_peak(MemCategory::kWeights);
+    stats.workspace_bytes = mem_.phase_category_peak(MemCategory::kWorkspace);
+    return Status::Ok();
+  }
+  Result<const float*> host_view(int id, size_t) override { return static_cast<const float*>(at(id).data()); }
+  void release(int id) override { at(id).reset(); }
+  Result<Buffer> take(int id, size_t, MemoryTracker&) override { return std::move(at(id)); }
+
+ private:
+  Buffer& at(int id) { return buffers_[size_t(id) + 1]; }
+  std::vector<Buffer> buffers_;  // [id + 1]
+  MemoryTracker& mem_;
+  const ExecOptions& exec_;
+};
+
+}  // namespace
+
+Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input, MemoryTracker& mem,
+                           ExecBackend& backend, const RunHooks& hooks, bool prefetch_weights) {
   const int n = int(net.layers.size());
   if (input.size() != net.input_shape().count())
     return Result<RunOutput>(ErrorKind::kInternal, "input tensor does not match the network input");
   const std::vector<size_t> offsets = layer_param_offsets(net);
-  // buffers[id + 1]: id -1 is the network input.
-  std::vector<Buffer> buffers(size_t(n) + 1);
-  buffers[0] = std::move(input);
+  // live[id + 1]: the buffer's size in bytes while it is allocated, 0 once freed.
+  std::vector<size_t> live(size_t(n) + 1, 0);
+  live[0] = input.bytes();
   size_t live_activations = plan.input_bytes;
+  backend.at_layer(-1);
+  MDFI_RETURN_IF_ERROR(backend.start(std::move(input)));
   // Read-ahead of the weights on a background thread (prefetcher.h); no heap.
   std::unique_ptr<Prefetcher> prefetch;
-  if (exec.prefetch && offsets.back() > 0) prefetch = std::make_unique<Prefetcher>(weights, offsets.back());
+  if (prefetch_weights && offsets.back() > 0) prefetch = std::make_unique<Prefetcher>(weights, offsets.back());
 
   for (int i = 0; i < n; ++i) {
     const Layer& layer = *net.layers[i];
     const LayerPlan& lp = plan.layers[i];
     const auto t0 = std::chrono::steady_clock::now();
+    const std::string where = "layer " + std::to_string(i) + " [" + layer.kind() + "]: ";
     mem.set_phase(i);
+    backend.at_layer(i);
     if (lp.buffer == i) {
-      auto out = Buffer::make(mem, layer.out.count(), MemCategory::kActivations, "a layer output");
-      if (!out.ok())
-        return Status(ErrorKind::kOutOfMemory, "layer " + std::to_string(i) + " [" + layer.kind() + "]: " + out.status().message());
-      buffers[size_t(i) + 1] = std::move(*out);
+      Status st = backend.allocate(i, layer.out.count());
+      if (!st.ok()) return Status(st.kind(), where + st.message());
+      live[size_t(i) + 1] = layer.out.bytes();
       live_activations += layer.out.bytes();
     }
-    LayerIO io;
-    for (int s : layer.sources) {
-      const int b = s < 0 ? -1 : plan.layers[s].buffer;
-      io.inputs.push_back(buffers[size_t(b) + 1].data());
-    }
-    io.output = buffers[size_t(lp.buffer) + 1].data();
+    std::vector<int> ins;
+    for (int s : layer.sources) ins.push_back(s < 0 ? -1 : plan.layers[s].buffer);
     if (prefetch) prefetch->consumer_at(offsets[size_t(i)]);
     LayerParams params(weights, layer, offsets[i]);
-    io.params = &params;
-    io.mem = &mem;
-    io.exec = &exec;
-    Status st = layer.forward(io);
-    if (!st.ok()) {
-      if (st.kind() == ErrorKind::kOutOfMemory)
-        return Status(st.kind(), "layer " + std::to_string(i) + " [" + layer.kind() + "]: " + st.message());
-      return st;
-    }
-    if (hooks.on_output) MDFI_RETURN_IF_ERROR(hooks.on_output(layer, io.output));
-
     LayerRunStats stats;
     stats.index = i;
-    stats.weight_bytes = mem.phase_category_peak(MemCategory::kWeights);
-    stats.workspace_bytes = mem.phase_category_peak(MemCategory::kWorkspace);
+    Status st = backend.forward(layer, ins, lp.buffer, params, stats);
+    if (!st.ok()) {
+      if (st.kind() == ErrorKind::kOutOfMemory) return Status(st.kind(), where + st.message());
+      return st;
+    }
+    if (hooks.on_output) {
+      auto view = backend.host_view(lp.buffer, layer.out.count());
+      if (!view.ok()) return Status(view.status().kind(), where + view.status().message());
+      MDFI_RETURN_IF_ERROR(hooks.on_output(layer, *view));
+    }
     stats.heap_peak = mem.phase_peak();
     for (int b : lp.frees) {
-      Buffer& buf = buffers[size_t(b) + 1];
-      live_activations -= buf.bytes();
-      buf.reset();
+      live_activations -= live[size_t(b) + 1];
+      live[size_t(b) + 1] = 0;
+      backend.release(b);
       stats.freed.push_back(b);
     }
     stats.activation_bytes = live_activations;
@@ -97,10 +138,22 @@ Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile&
     if (hooks.on_layer) hooks.on_layer(stats);
   }
   mem.set_phase(n);
+  backend.at_layer(n);
   RunOutput out;
-  for (int b = 0; b < n; ++b)
-    if (!buffers[size_t(b) + 1].empty()) out.kept.emplace(b, std::move(buffers[size_t(b) + 1]));
+  for (int b = 0; b < n; ++b) {
+    if (!live[size_t(b) + 1]) continue;
+    auto kept = backend.take(b, net.layers[size_t(b)]->out.count(), mem);
+    if (!kept.ok()) return kept.status();
+    out.kept.emplace(b, std::move(*kept));
+  }
+  MDFI_RETURN_IF_ERROR(backend.finish(out.device_ms));
   return out;
+}
+
+Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
+                              MemoryTracker& mem, const RunHooks& hooks, const ExecOptions& exec) {
+  HostBackend backend(net, mem, exec);
+  return run_plan(net, plan, weights, std::move(input), mem, backend, hooks, exec.prefetch);
 }
 
 }  // namespace mdfi

@@ -1,12 +1,14 @@
 // Runs a network layer by layer as the Plan says: allocate the output, let the layer pull its
 // parameters from the weights file, compute, drop the parameters, then free every activation
 // whose last reader has run. Only the outputs needed after the run (detection heads, the final
-// layer) survive it.
+// layer) survive it. run_plan is the one walk every backend shares (exec_backend.h);
+// run_network is that walk on the CPU.
 #pragma once
 
 #include <functional>
 #include <map>
 
+#include "exec_backend.h"
 #include "memory.h"
 #include "network.h"
 #include "plan.h"
@@ -22,7 +24,9 @@ struct LayerRunStats {
   size_t heap_peak = 0;         // tracked heap peak during the layer
   size_t heap_after = 0;        // tracked heap after the layer
   std::vector<int> freed;       // buffers released (layer indices, -1 = input)
-  double ms = 0;
+  double ms = 0;                // host time of the layer (queueing only, on a device backend)
+  double device_ms = -1;        // device time from the backend's profiling; -1 = not measured
+  bool on_host = false;         // a device backend ran this layer through the CPU reference
 };
 
 struct RunHooks {
@@ -33,11 +37,16 @@ struct RunHooks {
 
 struct RunOutput {
   std::map<int, Buffer> kept;  // layer index -> output buffer, for heads and the final layer
+  std::vector<double> device_ms;  // per layer, when the backend measures device time (else empty)
   // The output of `layer` (following aliases), or nullptr when it was not kept.
   const float* output_of(const Network& net, int layer) const;
   // Re-points the kept buffers that lay in the arena block Arena::shrink_to_split() moved.
   void relocate(const Arena::Move& move);
 };
+
+// The walk itself, on any backend. `prefetch` reads the weights file ahead (prefetcher.h).
+Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input, MemoryTracker& mem,
+                           ExecBackend& backend, const RunHooks& hooks = {}, bool prefetch = true);
 
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
                               MemoryTracker& mem, const RunHooks& hooks = {}, const ExecOptions& exec = {});

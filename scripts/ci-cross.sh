@@ -3,9 +3,10 @@
 # of the test suite under qemu-user (ctest prefixes CMAKE_CROSSCOMPILING_EMULATOR), then runs
 # real models from ../shared/models with each ARM binary and with the x86-64 one and checks
 # they agree. Emulation is 10-50x slower than native, so only these groups run:
-#   parser shapes weights layers plan memory detect image  (NEON parity and both weights header
-#   widths are in [layers]/[weights]); the parity group needs libdarknet (no ARM build of it),
-#   cli/robustness/models launch mdfi hundreds of times or run big nets: too slow emulated.
+#   parser shapes weights layers plan memory detect image support  (NEON parity and both weights
+#   header widths are in [layers]/[weights]; [image] compares decode, letterbox and resize bit for
+#   bit with the x86-64 build's recorded results); the parity groups need libdarknet (no ARM build
+#   of it), cli/robustness/models launch mdfi hundreds of times or run big nets: too slow emulated.
 # Usage: scripts/ci-cross.sh [aarch64] [armhf]   (default both). .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ for t in "${targets[@]}"; do
   echo "== $t: built in $((SECONDS - t0)) s"
 
   t0=$SECONDS
-  (cd "build-$t" && ctest --output-on-failure -j1 -R '^(parser|shapes|weights|layers|plan|memory|detect|image)$')
+  (cd "build-$t" && ctest --output-on-failure -j1 -R '^(parser|shapes|weights|layers|plan|memory|detect|image|support)$')
   echo "== $t: unit tests under qemu in $((SECONDS - t0)) s"
 
   if [ ! -f "$models/README.txt" ]; then

@@ -21,7 +21,11 @@ cmake --build build-asan -j"$(nproc)" --target mdfi mdfi_tests
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 echo "== sanitizers: unit, robustness and CLI tests"
-build-asan/test/mdfi_tests "${@:-[shapes],[parser],[weights],[layers],[plan],[memory],[image],[detect],[robustness],[cli]}"
+# Exit 77 = something skipped, nothing failed (test/main.cpp); with CI=true a missing ../shared
+# or PoCL is a failure instead, so 77 only happens on a developer's machine.
+rc=0
+build-asan/test/mdfi_tests "${@:-[support],[shapes],[parser],[weights],[layers],[plan],[memory],[image],[detect],[robustness],[cli]}" || rc=$?
+if [ "$rc" -eq 77 ]; then echo "sanitizers: some tests SKIPPED (listed above)"; elif [ "$rc" -ne 0 ]; then exit "$rc"; fi
 
 echo "== sanitizers: a full yolov3-tiny detect run, leak-checked at exit"
 tmp=build-asan/test/tmp/asan-yolov3-tiny

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -46,6 +48,7 @@ std::string mdfi_binary() { return MDFI_EMULATOR; }
 std::string mdfi_binary() { return MDFI_BINARY; }
 #endif
 std::string refdump_binary() { return MDFI_REFDUMP; }
+std::string ab_refdump_binary() { return MDFI_AB_REFDUMP; }
 
 static std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -80,23 +83,31 @@ Result<Network> network_from_text(const std::string& cfg_text, const std::string
   return load_network_cfg(path, BuildOptions{});
 }
 
-double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double max_diff = 0, max_ref = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    const double d = std::fabs(double(a[i]) - double(b[i]));
-    if (!(d <= max_diff)) max_diff = d;  // NaN propagates as a failure
-    max_ref = std::max(max_ref, std::fabs(double(b[i])));
-  }
+// Any non-finite element (in either operand) makes the error infinite: a NaN must never be
+// outvoted by the finite differences after it, and an Inf must never divide away.
+template <typename Ref>
+static double relative_error_impl(const std::vector<float>& a, const std::vector<Ref>& b) {
   if (a.size() != b.size()) return INFINITY;
-  if (max_ref == 0) return max_diff;
-  return max_diff / max_ref;
+  double max_diff = 0, max_ref = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = double(a[i]), y = double(b[i]);
+    if (!std::isfinite(x) || !std::isfinite(y)) return INFINITY;
+    max_diff = std::max(max_diff, std::fabs(x - y));
+    max_ref = std::max(max_ref, std::fabs(y));
+  }
+  return max_ref == 0 ? max_diff : max_diff / max_ref;
 }
 
-std::string generated_weights(const std::string& cfg_path, const std::string& tag) {
+double relative_error(const std::vector<float>& a, const std::vector<float>& b) { return relative_error_impl(a, b); }
+double relative_error(const std::vector<float>& a, const std::vector<double>& b) { return relative_error_impl(a, b); }
+
+std::string generated_weights(const std::string& cfg_path, const std::string& tag, Compat compat) {
   const std::string dir = std::string(MDFI_TEST_TMP) + "/weights";
   std::system(("mkdir -p '" + dir + "'").c_str());
   const std::string path = dir + "/" + tag + ".weights";
-  auto net = load_network_cfg(cfg_path, BuildOptions{});
+  BuildOptions opts;
+  opts.compat = compat;
+  auto net = load_network_cfg(cfg_path, opts);
   if (!net.ok()) return "";
   const uint64_t expect = 20 + uint64_t(net->param_floats()) * 4;
   struct stat st {};
@@ -121,5 +132,17 @@ void write_weights_file(const std::string& path, const std::vector<float>& param
   w.write(reinterpret_cast<const char*>(&seen), sizeof seen);
   w.write(reinterpret_cast<const char*>(params.data()), std::streamsize(params.size() * sizeof(float)));
 }
+
+bool ci_provides(Need need) {
+  const char* ci = std::getenv("CI");
+  return need != Need::kOther && ci && std::string(ci) == "true";
+}
+
+static std::vector<std::string>& skip_list() {
+  static std::vector<std::string> list;
+  return list;
+}
+void record_skip(const std::string& why) { skip_list().push_back(why); }
+const std::vector<std::string>& recorded_skips() { return skip_list(); }
 
 }  // namespace mdfi::test

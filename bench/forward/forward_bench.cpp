@@ -5,10 +5,14 @@
 //  - streamed1: streamed, but the weights read by one thread;
 //  - read:     only reading every layer's weights from the file (the floor under streamed).
 // Each mode runs once to warm up (program build or cache load, SGEMM tuning, page cache),
-// then --iters timed inferences on a fixed input; prints mean and best ms per image.
+// then --iters timed inferences on a fixed input; prints mean and best ms per image, and for the
+// OpenCL modes where an inference's time went (means per inference): reading the weights (host
+// clock, all read threads together as wall time), uploading them (device, upload queue) and
+// computing (device, kernels) - uploads and reads overlap the kernels, so they need not add up.
 //
 //   mdfi_bench_forward --cfg cfg/yolov3.cfg --weights y3.weights [--modes cpu,streamed,resident]
 //                      [--iters 10] [--threads N] [--device N|NAME] [--gen-weights 1]
+//                      [--staging SLOTS] [--read-threads N]
 // --gen-weights 1 first writes deterministic random weights to --weights (as `mdfi gen-weights`),
 // for machines where the weights file cannot be carried.
 #include <algorithm>
@@ -40,7 +44,7 @@ Result<Buffer> make_input(const Network& net, MemoryTracker& mem) {
 
 int main(int argc, char** argv) {
   std::string cfg, weights, modes = "cpu,streamed,resident", device;
-  int iters = 10, threads = default_threads();
+  int iters = 10, threads = default_threads(), staging = 3, readers = 0;
   bool gen = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -50,6 +54,8 @@ int main(int argc, char** argv) {
     else if (k == "--iters") iters = std::stoi(v);
     else if (k == "--threads") threads = std::stoi(v);
     else if (k == "--device") device = v;
+    else if (k == "--staging") staging = std::stoi(v);
+    else if (k == "--read-threads") readers = std::stoi(v);
     else if (k == "--gen-weights") gen = v == "1";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -83,7 +89,8 @@ int main(int argc, char** argv) {
       cl::BackendOptions o;
       o.device = device;
       o.keep_weights = mode == "resident";
-      if (mode == "streamed1") o.read_threads = 1;
+      o.staging_slots = staging;
+      o.read_threads = mode == "streamed1" ? 1 : readers;
       const double t0 = now_ms();
       auto b = cl::Backend::open(o);
       if (!b.ok()) {
@@ -103,6 +110,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     double sum = 0, best = 1e300, warm = 0;
+    cl::RunTiming parts;
     for (int it = -1; it < iters; ++it) {
       MemoryTracker mem;
       auto in = make_input(*net, mem);
@@ -131,10 +139,22 @@ int main(int argc, char** argv) {
       }
       sum += ms;
       best = std::min(best, ms);
+      if (be) {
+        const cl::RunTiming t = be->last_timing();
+        parts.read_ms += t.read_ms / iters;
+        parts.upload_ms += t.upload_ms / iters;
+        parts.compute_ms += t.compute_ms / iters;
+        parts.wait_ms += t.wait_ms / iters;
+        parts.prep_ms += t.prep_ms / iters;
+        parts.queue_ms += t.queue_ms / iters;
+        parts.host_layers = t.host_layers;
+      }
     }
     if (be) {
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "; device peak %.1f MB", double(be->device_memory().peak) / 1e6);
+      char buf[320];
+      std::snprintf(buf, sizeof buf, "; device peak %.1f MB; per inference: read %.2f ms, upload %.2f ms, compute %.2f ms; host: waits %.2f ms, prep %.2f ms, layers %.2f ms; %d layer(s) on the CPU",
+                    double(be->device_memory().peak) / 1e6, parts.read_ms, parts.upload_ms, parts.compute_ms,
+                    parts.wait_ms, parts.prep_ms, parts.queue_ms, parts.host_layers);
       note += buf;
     }
     std::printf("%-10s %10.2f %10.2f  %s; first run %.0f ms\n", mode.c_str(), sum / iters, best, note.c_str(), warm);

@@ -14,6 +14,18 @@
 #define ACT_STAIR 11
 #define ACT_HARDTAN 12
 #define ACT_LHTAN 13
+// AlexeyAB Darknet only, in its float formulas.
+#define ACT_MISH 14
+#define ACT_SWISH 15
+#define ACT_RELU6 16
+#define ACT_HARD_MISH 17
+#define ACT_GELU 18
+
+inline float mdfi_softplus(float x, float threshold) {
+  if (x > threshold) return x;
+  if (x < -threshold) return exp(x);
+  return log(exp(x) + 1.f);
+}
 
 inline float mdfi_activate(float x, int a) {
   switch (a) {
@@ -41,6 +53,14 @@ inline float mdfi_activate(float x, int a) {
       if (x < 0.f) return .001f * x;
       if (x > 1.f) return .001f * (x - 1.f) + 1.f;
       return x;
+    case ACT_MISH: return x * (2.f / (1.f + exp(-2.f * mdfi_softplus(x, 20.f))) - 1.f);
+    case ACT_SWISH: return x * (1.f / (1.f + exp(-x)));
+    case ACT_RELU6: return fmin(fmax(x, 0.f), 6.f);
+    case ACT_HARD_MISH:
+      if (x > 0.f) return x;
+      if (x > -2.f) return x * x / 2.f + x;
+      return 0.f;
+    case ACT_GELU: return .5f * x * (1.f + tanh(.797885f * x + .035677f * x * x * x));
   }
   return x;
 }

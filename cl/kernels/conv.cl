@@ -22,9 +22,16 @@ __kernel void im2col_pad(__global const float* restrict im, const int channels, 
   B[(size_t)r * ldb + col] = v;
 }
 
+// 1 / the batch-norm denominator of channel m, per compat (engine/layers/batchnorm.h):
+// pjreddie (bn == 1) divides by sqrt(var) + .000001f, AlexeyAB (bn == 2) by sqrt(var + .00001f).
+inline float bn_inv(__global const float* restrict raw, const int M, const int m, const int bn) {
+  const float var = raw[3 * M + m];
+  return bn == 2 ? 1.f / sqrt(var + .00001f) : 1.f / (sqrt(var) + .000001f);
+}
+
 // raw = biases[M], then (with batch-norm) scales[M], means[M], variances[M], then weights
 // [M][K]. Writes At[k][m] (Kp x lda, zero outside K x M) with Darknet's inference batch-norm
-// (x - mean) / (sqrt(var) + .000001f) * scale folded into the weights.
+// (x - mean) / denominator * scale folded into the weights. bn: 0 none, 1 pjreddie, 2 AlexeyAB.
 __kernel void prep_weights_t(__global const float* restrict raw, const int M, const int K, const int bn,
                              const int lda, __global float* restrict At) {
   const int m = get_global_id(0), k = get_global_id(1);
@@ -33,17 +40,17 @@ __kernel void prep_weights_t(__global const float* restrict raw, const int M, co
   if (m < M && k < K) {
     const int w0 = bn ? 4 * M : M;
     v = raw[w0 + (size_t)m * K + k];
-    if (bn) v *= raw[M + m] / (sqrt(raw[3 * M + m]) + .000001f);
+    if (bn) v *= raw[M + m] * bn_inv(raw, M, m, bn);
   }
   At[(size_t)k * lda + m] = v;
 }
 
-// The matching bias: bias - mean * scale / (sqrt(var) + eps) with batch-norm, else bias.
+// The matching bias: bias - mean * scale / denominator with batch-norm, else bias.
 __kernel void prep_bias(__global const float* restrict raw, const int M, const int bn, __global float* restrict bias) {
   const int m = get_global_id(0);
   if (m >= M) return;
   float b = raw[m];
-  if (bn) b -= raw[2 * M + m] * raw[M + m] / (sqrt(raw[3 * M + m]) + .000001f);
+  if (bn) b -= raw[2 * M + m] * raw[M + m] * bn_inv(raw, M, m, bn);
   bias[m] = b;
 }
 
@@ -54,7 +61,7 @@ __kernel void prep_weights_direct(__global const float* restrict raw, const int 
   if (i >= (size_t)M * K) return;
   const int m = (int)(i / K);
   float v = raw[(bn ? 4 * M : M) + i];
-  if (bn) v *= raw[M + m] / (sqrt(raw[3 * M + m]) + .000001f);
+  if (bn) v *= raw[M + m] * bn_inv(raw, M, m, bn);
   W[i] = v;
 }
 

@@ -52,12 +52,21 @@ __kernel void shortcut(__global const float* restrict prev, __global const float
 }
 
 // The YOLO head at inference: the logistic on x, y, objectness and class scores of each
-// anchor; w and h pass through.
+// anchor (unless new_coords: the conv applied it already); w and h pass through. AlexeyAB's
+// scale_x_y then maps x, y to x * scale + bias (bias = -(scale - 1) / 2, rounded by the host as
+// the CPU path does); pjreddie's networks pass scale 1 and shift 0.
 __kernel void yolo_logistic(__global const float* restrict in, const int hw, const int classes, const int n,
+                            const float scale_x_y, const float bias, const int shift, const int new_coords,
                             __global float* restrict out) {
   const size_t i = get_global_id(0);
   if (i >= (size_t)n * hw * (classes + 5)) return;
   const int entry = (int)((i / hw) % (classes + 5));
-  const float v = in[i];
-  out[i] = (entry == 2 || entry == 3) ? v : 1.f / (1.f + exp(-v));
+  float v = in[i];
+  if (entry == 2 || entry == 3) {
+    out[i] = v;
+    return;
+  }
+  if (!new_coords) v = 1.f / (1.f + exp(-v));
+  if (shift && entry < 2) v = v * scale_x_y + bias;
+  out[i] = v;
 }

@@ -43,6 +43,8 @@ LayerResult RegionLayer::create(const SectionReader& r, const BuildContext& ctx)
                                                       " + coords " + std::to_string(l->coords) + " + 1) = " +
                                                       std::to_string(int64_t(l->n) * (int64_t(l->classes) + l->coords + 1))));
   l->anchors = *anchors;
+  // As in [yolo]: AlexeyAB reads at most num*2 values (the rest stay .5), pjreddie all of them.
+  if (ctx.net.compat == Compat::kAlexeyAB && !l->anchors.empty()) l->anchors.resize(size_t(2) * size_t(l->n), .5f);
   if (!l->anchors.empty() && l->anchors.size() != size_t(2) * size_t(l->n))
     return LayerResult(ErrorKind::kCfg, r.where("anchors") + ": " + std::to_string(l->anchors.size()) +
                                             " anchor values but num=" + std::to_string(l->n) + " needs " +

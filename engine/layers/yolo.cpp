@@ -51,12 +51,23 @@ LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
   l->mask = *mask;
   if (l->mask.empty())
     for (int i = 0; i < l->total; ++i) l->mask.push_back(i);
+  l->anchors = *anchors;
+  // AlexeyAB reads at most num*2 anchor values and leaves the rest at .5; pjreddie reads every
+  // value listed, past its buffer, so there a count other than num*2 stays an error. Stock
+  // cspx-p7-mish.cfg lists 20 pairs for num=16 and masks 16-19 in its last [yolo]: AlexeyAB
+  // indexes past its 16-pair buffer there (undefined), so mdfi takes the listed pairs the masks
+  // name instead, and only when the cfg lists them.
+  int anchor_pairs = l->total;
+  if (ctx.net.compat == Compat::kAlexeyAB && !l->anchors.empty()) {
+    for (int m : l->mask)
+      if (m >= anchor_pairs && size_t(m) < l->anchors.size() / 2) anchor_pairs = m + 1;
+    l->anchors.resize(size_t(2 * anchor_pairs), .5f);
+  }
   for (int m : l->mask)
-    if (m < 0 || m >= l->total)
+    if (m < 0 || m >= anchor_pairs)
       return LayerResult(ErrorKind::kCfg, r.where("mask") + ": mask index " + std::to_string(m) +
                                               " is outside num=" + std::to_string(l->total));
-  l->anchors = *anchors;
-  if (!l->anchors.empty() && l->anchors.size() != size_t(2 * l->total))
+  if (!l->anchors.empty() && l->anchors.size() != size_t(2 * anchor_pairs))
     return LayerResult(ErrorKind::kCfg, r.where("anchors") + ": " + std::to_string(l->anchors.size()) +
                                             " anchor values but num=" + std::to_string(l->total) + " needs " +
                                             std::to_string(2 * l->total));

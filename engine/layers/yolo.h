@@ -23,7 +23,7 @@ class YoloLayer : public Layer {
   int classes = 20;
   int total = 1;                // num=: anchors in the cfg
   std::vector<int> mask;        // anchors this head predicts
-  std::vector<float> anchors;   // 2*total values, in network pixels
+  std::vector<float> anchors;   // 2*total values (more only when AlexeyAB masks name listed pairs past num), network pixels
   // AlexeyAB only (pjreddie ignores these keys): x,y = x,y*scale_x_y - (scale_x_y-1)/2;
   // new_coords: the conv already applied the logistic, boxes decode as w = 4 * t^2 * anchor.
   float scale_x_y = 1;

@@ -93,7 +93,7 @@ std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string
 }
 
 void check_model(const Model& m) {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string dir = shared_path(std::string("models/") + m.dir);
   REQUIRE(!dir.empty());
   BuildOptions bo;
@@ -139,7 +139,7 @@ void check_model(const Model& m) {
 // prints only "  name: NN%" per kept (box, class). Under --compat pjreddie mdfi must print the
 // same multiset of names with percentages within 1 (rounding).
 void check_model_pjreddie(const Model& m, const char* names_file) {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string dir = shared_path(std::string("models/") + m.dir);
   REQUIRE(!dir.empty());
   BuildOptions bo;
@@ -212,7 +212,7 @@ TEST_CASE("MobileNetV2-YOLO-Fastest-v2 (scale_channels) reproduces AlexeyAB's de
 }
 
 TEST_CASE("mdfi detect: auto picks AlexeyAB for an SE model, says why with -v, and resizes", "[models]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string dir = shared_path("models/mobilenetv2-yolo-fastest-voc-v2");
   const std::string base = mdfi_binary() + " -v detect --cfg '" + dir + "/MobileNetV2-YOLO-Fastest-voc-v2.cfg' -w '" + dir +
                            "/MobileNetV2-YOLO-Fastest-voc-v2.weights' --names '" + dir + "/voc.names' '" +

@@ -194,7 +194,7 @@ std::string summary_peak(const std::string& stderr_text) {
 }  // namespace
 
 TEST_CASE("camera photos: 12 and 48 megapixels in the network's plan + 2 MB, as predicted", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(true);
   const size_t net_peak = network_peak(m);
   const std::string dir = tmp_dir("camera_photos");
@@ -235,7 +235,7 @@ TEST_CASE("camera photos: 12 and 48 megapixels in the network's plan + 2 MB, as 
 }
 
 TEST_CASE("MJPEG stream through a pipe: a record per frame as it is done, bad frames recorded", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(false);
   const auto frames = mjpeg_frames(300);
   const std::string err_file = tmp_dir("camera_stream") + "/err.txt";
@@ -283,7 +283,7 @@ TEST_CASE("MJPEG stream through a pipe: a record per frame as it is done, bad fr
 }
 
 TEST_CASE("MJPEG stream --latest: a fast producer's frames are skipped and counted", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(true);
   const auto frames = mjpeg_frames(120);
   const std::string dir = tmp_dir("camera_latest");
@@ -310,7 +310,7 @@ TEST_CASE("MJPEG stream --latest: a fast producer's frames are skipped and count
 }
 
 TEST_CASE("--list - with a slow producer: each record as its line arrives", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(false);
   Child c("'" + mdfi_binary() + "' detect -q -j2 -f jsonl --list - " + m.args());
   const std::string first_path = shared_path("models/images/dog.png") + "\n";
@@ -327,7 +327,7 @@ TEST_CASE("--list - with a slow producer: each record as its line arrives", "[ca
 }
 
 TEST_CASE("images from stdin, a FIFO and /dev/stdin", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(false);
   const std::string img = shared_path("models/images/dog.png");
   const std::string bin = "'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args();
@@ -371,7 +371,7 @@ std::string jpeg_with_orientation(const std::string& path, const std::vector<uin
 }  // namespace
 
 TEST_CASE("--exif-rotate turns a sideways camera photo upright; --fast-decode keeps the detections", "[camera]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(true);
   const std::string dir = tmp_dir("camera_exif");
   const int w = 1536, h = 1152;

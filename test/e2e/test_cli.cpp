@@ -191,7 +191,7 @@ TEST_CASE("cli: mdfi models lists every named network with cost, plan and checks
 
 TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
   const std::string model = model_args();
-  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  if (model.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Batch b = make_batch("cli_batch");
   const size_t n_good = 2, n_bad = b.inputs.size() - n_good;
 
@@ -291,7 +291,7 @@ TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
 
 TEST_CASE("cli: exit codes 0, 1, 3 and 4 for single images, directories, budgets, -o atomicity", "[cli]") {
   const std::string model = model_args();
-  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  if (model.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string dir = tmp_dir("cli_exit");
   copy_file(kEagle, dir + "/eagle.jpg");
   copy_file(kDog, dir + "/dog.jpg");
@@ -342,7 +342,7 @@ TEST_CASE("cli: exit codes 0, 1, 3 and 4 for single images, directories, budgets
 
 TEST_CASE("cli: --draw writes boxes where the detections are, never over the input", "[cli]") {
   const std::string model = model_args();
-  if (model.empty()) MDFI_SKIP("../shared/models is absent");
+  if (model.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string dir = tmp_dir("cli_draw");
   // A lossless input and a lossless output make the pixel checks exact.
   const std::string input = dir + "/eagle.png";
@@ -392,7 +392,7 @@ TEST_CASE("cli: --draw writes boxes where the detections are, never over the inp
 
 TEST_CASE("cli: classify batches give ranked classes in every format", "[cli]") {
   const std::string d = shared_path("models/cifar-small");
-  if (d.empty()) MDFI_SKIP("../shared/models is absent");
+  if (d.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string model = "--cfg " + quote(d + "/cifar_small.cfg") + " --weights " + quote(d + "/cifar_small.weights") +
                             " --names " + quote(d + "/labels.txt");
   const std::string dir = tmp_dir("cli_classify");

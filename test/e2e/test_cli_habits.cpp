@@ -372,7 +372,7 @@ std::vector<std::string> terminal_lines(const std::string& raw) {
 }  // namespace
 
 TEST_CASE("cli #3: progress and results on one terminal do not garble each other", "[cli]") {
-  if (run_command("command -v script").exit_code != 0) MDFI_SKIP("no `script` (util-linux) to provide a terminal");
+  if (run_command("command -v script").exit_code != 0) MDFI_SKIP(Need::kOther, "no `script` (util-linux) to provide a terminal");
   const std::string dir = tmp_dir("cli_i3");
   const std::string cmd = bin() + " detect" + det_args() + "--thresh 0.5 " + kDog + " " + kEagle + " " + kDog;
   // stdout and stderr both on one pseudo-terminal, as in an interactive shell.

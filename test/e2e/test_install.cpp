@@ -170,7 +170,7 @@ std::pair<CommandResult, CommandResult> run_both(const Fixture& fx, const std::s
 }  // namespace
 
 TEST_CASE("install: every named network's cfg has the layers and weight count of its stock cfg", "[models]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const auto nets = named_networks();
   CHECK(nets.size() == reference_cfgs().size());
   for (const Named& n : nets) {
@@ -231,7 +231,7 @@ TEST_CASE("install: named networks with official weights here give the stock cfg
       {"yolo-fastest-1.1-xl", "models/yolo-fastest-1.1-xl-coco/yolo-fastest-1.1-xl"},
       {"mobilenetv2-yolov3-nano", "models/mobilenetv2-yolov3-nano-coco/MobileNetV2-YOLOv3-Nano-coco"},
   };
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string img = shared_path("models/images/dog.png");
   for (const auto& [name, base] : real) {
     INFO(name);
@@ -276,7 +276,7 @@ TEST_CASE("install: each named network runs its task on generated weights and re
 
 TEST_CASE("install: cmake --install to a prefix, moved, runs from its own share/mdfi", "[models]") {
 #ifdef MDFI_EMULATOR
-  MDFI_SKIP("cross build: the installed binary would need the emulator");
+  MDFI_SKIP(Need::kOther, "cross build: the installed binary would need the emulator");
 #else
   Fixture fx("install-prefix");
   make_fixture(fx);
@@ -329,7 +329,7 @@ TEST_CASE("install: cmake --install to a prefix, moved, runs from its own share/
   auto from_env = run_command("MDFI_DATA_DIR=" + quote(data) + " " + quote(moved + "/bin/mdfi") + " info --net yolov4-tiny");
   CHECK(from_env.exit_code == 1);
   CHECK(from_env.err.find(data + "/cfg/yolov4-tiny.cfg") != std::string::npos);
-  if (!traced) MDFI_SKIP("strace is not usable here: which files were opened is not checked");
+  if (!traced) MDFI_SKIP(Need::kOther, "strace is not usable here: which files were opened is not checked");
   CHECK(!opened_under(trace, moved + "/share/mdfi/cfg/tiny.cfg").empty());
   CHECK(!opened_under(trace, moved + "/share/mdfi/data/imagenet1k.shortnames.list").empty());
   CHECK(opened_under(trace, "/usr/share/darknet").empty());
@@ -341,7 +341,7 @@ TEST_CASE("install: cmake --install to a prefix, moved, runs from its own share/
 
 TEST_CASE("install: the bare binary alone in an empty directory runs from its built-in data", "[models]") {
 #ifdef MDFI_EMULATOR
-  MDFI_SKIP("cross build: the copied binary would need the emulator");
+  MDFI_SKIP(Need::kOther, "cross build: the copied binary would need the emulator");
 #else
   Fixture fx("install-bare");
   make_fixture(fx);
@@ -371,7 +371,7 @@ TEST_CASE("install: the bare binary alone in an empty directory runs from its bu
   auto disk = run_command("cd " + quote(alone) + " && MDFI_DATA_DIR=" + quote(data) + " ./mdfi info --net tiny");
   CHECK(disk.exit_code != 0);
   CHECK(disk.err.find(data + "/cfg/tiny.cfg") != std::string::npos);
-  if (!traced) MDFI_SKIP("strace is not usable here: which files were opened is not checked");
+  if (!traced) MDFI_SKIP(Need::kOther, "strace is not usable here: which files were opened is not checked");
   CHECK(opened_under(trace, "/usr/share/darknet").empty());
   CHECK(opened_under(trace, std::string(MDFI_SOURCE_DIR) + "/cfg").empty());
   CHECK(opened_under(trace, std::string(MDFI_SOURCE_DIR) + "/data").empty());

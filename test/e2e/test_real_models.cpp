@@ -44,7 +44,7 @@ std::vector<std::pair<double, std::string>> reference_top(const std::string& ref
 void check_classifier(const std::string& dir, const std::string& cfg, const std::string& weights,
                       const std::string& names, const std::string& image_dir, const std::string& image_prefix,
                       const std::vector<std::string>& images) {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string d = shared_path("models/" + dir);
   const std::string ref = slurp(d + "/reference_outputs.txt");
   for (const std::string& img : images) {
@@ -94,7 +94,7 @@ TEST_CASE("cifar_small equals pjreddie's top-3", "[models]") {
 }
 
 TEST_CASE("Yolo-Fastest-1.1(-XL) and YoloFace boxes equal pjreddie's within 2 px", "[models]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models is absent");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   struct Model {
     const char* dir;
     const char* stem;

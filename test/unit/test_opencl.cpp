@@ -5,9 +5,11 @@
 // Every test skips when mdfi was built without OpenCL or no platform exists at run time.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -42,9 +44,9 @@ cl::Backend* backend() {
 
 #define MDFI_NEED_OPENCL()                                                                   \
   do {                                                                                       \
-    if (!cl::compiled_in()) MDFI_SKIP("built without OpenCL (MDFI_OPENCL=OFF)");             \
+    if (!cl::compiled_in()) MDFI_SKIP(Need::kOpenCL, "built without OpenCL (MDFI_OPENCL=OFF)");             \
     auto _devs = cl::list_devices();                                                         \
-    if (!_devs.ok()) MDFI_SKIP("no OpenCL platform: " << _devs.status().message());          \
+    if (!_devs.ok()) MDFI_SKIP(Need::kOpenCL, "no OpenCL platform: " << _devs.status().message());          \
     REQUIRE(backend() != nullptr);                                                           \
   } while (0)
 
@@ -263,7 +265,7 @@ TEST_CASE("OpenCL: yolov3-tiny layer by layer and chained equals the CPU path", 
 TEST_CASE("OpenCL: Yolo-Fastest-1.1 layer by layer and chained equals the CPU path", "[opencl]") {
   MDFI_NEED_OPENCL();
   const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
-  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   check_network(dir + "/yolo-fastest-1.1.cfg", dir + "/yolo-fastest-1.1.weights", "/usr/share/darknet/data/dog.jpg", 768,
                 576, true);
 }
@@ -307,7 +309,7 @@ TEST_CASE("OpenCL: mdfi devices, --backend opencl and its failures on the comman
   CHECK(devs.out.find("global memory") != std::string::npos);
 
   const std::string dir = shared_path("models/yolo-fastest-1.1-coco");
-  if (dir.empty()) MDFI_SKIP("../shared/models is absent");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const std::string model = " --cfg '" + dir + "/yolo-fastest-1.1.cfg' -w '" + dir + "/yolo-fastest-1.1.weights' --names '" +
                             dir + "/coco.names' /usr/share/darknet/data/dog.jpg";
   auto bad = run_command(env + mdfi_binary() + " -q detect --backend opencl --device 'no such device'" + model);
@@ -373,4 +375,101 @@ TEST_CASE("OpenCL: --backend opencl with no platform at run time fails with exit
   auto cpu = run_command(env + mdfi_binary() + " -q detect" + model);
   INFO(cpu.err);
   CHECK(cpu.exit_code == 0);
+}
+
+TEST_CASE("OpenCL: layers without a device kernel are listed under -v, counted, and timed apart", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string dir = shared_path("models/mobilenetv2-yolo-fastest-voc-v2");
+  if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const std::string cfg = dir + "/MobileNetV2-YOLO-Fastest-voc-v2.cfg", weights = dir + "/MobileNetV2-YOLO-Fastest-voc-v2.weights";
+  // Its squeeze-and-excitation blocks use a global avgpool and [scale_channels]: no device kernels.
+  BuildOptions bo;
+  bo.compat = Compat::kAlexeyAB;  // what auto picks for it
+  auto net = load_network_cfg(cfg, bo);
+  REQUIRE(net.ok());
+  const std::vector<int> host = cl::Backend::host_layers(*net);
+  REQUIRE(host.size() == 4);
+  CHECK(std::string(net->layers[size_t(host[0])]->kind()) == "avg");
+  CHECK(std::string(net->layers[size_t(host[1])]->kind()) == "scale_ch");
+  const std::string model = " --cfg '" + cfg + "' -w '" + weights + "' --names '" + dir + "/voc.names' ";
+  auto v = run_command(mdfi_binary() + " -v detect --backend opencl" + model + shared_path("models/images/dog.png"));
+  INFO(v.err);
+  REQUIRE(v.exit_code == 0);
+  CHECK(v.err.find("4 of " + std::to_string(net->layers.size()) + " layers have no device kernel and run on the CPU: " +
+                   std::to_string(host[0]) + " [avg], " + std::to_string(host[1]) + " [scale_ch]") != std::string::npos);
+  CHECK(v.err.find("OpenCL: 4 of " + std::to_string(net->layers.size()) + " layers ran on the CPU") != std::string::npos);
+
+  // bench: per-layer device times from event profiling, the host layers marked and host-timed.
+  auto b = run_command(mdfi_binary() + " bench --backend opencl --warmup 0 -r 1 -f json" + model +
+                       shared_path("models/images/dog.png"));
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  CHECK(b.out.find("\"layer_times\": \"device (OpenCL event profiling)\"") != std::string::npos);
+  CHECK(b.out.find("\"host_layers\": 4") != std::string::npos);
+  CHECK(b.out.find("\"device_gflops_per_s\"") != std::string::npos);
+
+  // The run itself reports each layer's device time; convolutions take some, host layers none.
+  auto wf = WeightsFile::open(weights);
+  REQUIRE(wf.ok());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::fill(in->data(), in->data() + in->size(), 0.5f);
+  std::vector<LayerRunStats> stats;
+  RunHooks hooks;
+  hooks.on_layer = [&](const LayerRunStats& s) { stats.push_back(s); };
+  auto out = backend()->run(*net, make_plan(*net), *wf, std::move(*in), mem, hooks);
+  REQUIRE(out.ok());
+  REQUIRE(out->device_ms.size() == net->layers.size());
+  REQUIRE(stats.size() == net->layers.size());
+  for (size_t i = 0; i < stats.size(); ++i) {
+    const bool is_host = std::find(host.begin(), host.end(), int(i)) != host.end();
+    INFO("layer " << i << " [" << net->layers[i]->kind() << "] device ms " << out->device_ms[i]);
+    CHECK(stats[i].on_host == is_host);
+    if (std::string(net->layers[i]->kind()) == "conv") CHECK(out->device_ms[i] > 0);
+  }
+  const cl::RunTiming t = backend()->last_timing();
+  CHECK(t.host_layers == 4);
+  CHECK(t.compute_ms > 0);
+  CHECK(t.upload_ms > 0);
+  CHECK(t.read_ms > 0);
+}
+
+TEST_CASE("OpenCL: weights cut short while the stream reads ahead give an error naming a layer, not a hang", "[opencl]") {
+  MDFI_NEED_OPENCL();
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string copy = tmp_dir("opencl_truncate") + "/copy.weights";
+  REQUIRE(std::system(("cp '" + weights + "' '" + copy + "'").c_str()) == 0);
+  BuildOptions bo;
+  bo.width = bo.height = 96;
+  auto net = load_network_cfg(cfg, bo);
+  REQUIRE(net.ok());
+  auto wf = WeightsFile::open(copy);
+  REQUIRE(wf.ok());
+  REQUIRE(wf->validate(*net).ok());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::fill(in->data(), in->data() + in->size(), 0.5f);
+  // Another process cuts the file to its first layers while layer 0 runs; the reader thread
+  // meets the end of the file some layers ahead of the walk.
+  RunHooks hooks;
+  hooks.on_layer = [&](const LayerRunStats& s) {
+    if (s.index == 0) REQUIRE(::truncate(copy.c_str(), 4096) == 0);
+  };
+  auto out = backend()->run(*net, make_plan(*net), *wf, std::move(*in), mem, hooks);
+  REQUIRE(!out.ok());
+  INFO(out.status().message());
+  CHECK(out.status().message().find("layer ") != std::string::npos);
+  CHECK(out.status().message().find("ended early") != std::string::npos);
+  // The backend still works afterwards.
+  auto wf2 = WeightsFile::open(weights);
+  REQUIRE(wf2.ok());
+  auto in2 = Buffer::make(mem, net->input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in2.ok());
+  std::fill(in2->data(), in2->data() + in2->size(), 0.5f);
+  auto again = backend()->run(*net, make_plan(*net), *wf2, std::move(*in2), mem);
+  CHECK(again.ok());
 }

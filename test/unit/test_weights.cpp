@@ -418,7 +418,7 @@ TEST_CASE("every shipped cfg validates against a generated or exactly sized file
 }
 
 TEST_CASE("every real model in ../shared/models validates against its cfg", "[weights]") {
-  if (!have_shared_models()) MDFI_SKIP("../shared/models not present");
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models not present");
   struct Model {
     const char* cfg;
     const char* weights;
