@@ -42,13 +42,10 @@ find_package(Threads REQUIRED)
 # Row-by-row image decoders (engine/row_decoder.h): libjpeg-turbo (Debian libjpeg62-turbo-dev;
 # SIMD decoding, a scanline API and DCT-domain scaling) and libpng (libpng-dev; a row API).
 # Cross builds link them statically, so the one binary copied to a Pi needs nothing besides
-# glibc and libstdc++ (and qemu-user runs it without the target's libraries installed).
+# glibc, libstdc++ and libgomp (and qemu-user runs it without the target's libraries
+# installed): cmake/MdfiCrossImageLibs.cmake names the target's .a files and headers.
 if(CMAKE_CROSSCOMPILING)
-  set(_mdfi_suffixes ${CMAKE_FIND_LIBRARY_SUFFIXES})
-  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+  include(MdfiCrossImageLibs)
 endif()
 find_package(JPEG REQUIRED)
 find_package(PNG REQUIRED)
-if(CMAKE_CROSSCOMPILING)
-  set(CMAKE_FIND_LIBRARY_SUFFIXES ${_mdfi_suffixes})
-endif()

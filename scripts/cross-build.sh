@@ -21,3 +21,14 @@ cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$PWD/$toolchain" -DCMAKE_BUILD_TYPE
   -DMDFI_DARKNET_TESTS=OFF "${launcher[@]}" "$@" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
 file "$dir/app/mdfi" 2>/dev/null || echo "built $dir/app/mdfi"
+# libjpeg, libpng and zlib are linked statically (cmake/MdfiCrossImageLibs.cmake). Checked here
+# because qemu would not notice a dynamic one: the target's .so files are installed on this PC.
+for bin in "$dir/app/mdfi" "$dir/test/mdfi_tests"; do
+  [ -f "$bin" ] || continue
+  needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "$bin needs: $needed"
+  case " $needed" in
+    *" libjpeg"* | *" libpng"* | *" libz."*)
+      echo "error: $bin links an image library dynamically; the Pi may not have it" >&2; exit 1 ;;
+  esac
+done

@@ -22,6 +22,13 @@ if [ "${MDFI_SETUP_BENCH:-0}" = 1 ]; then
 fi
 if [ "${MDFI_SETUP_CROSS:-0}" = 1 ]; then
   PKGS+=(crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user)
+  # The target's libjpeg/libpng/zlib, which cross builds link statically
+  # (cmake/MdfiCrossImageLibs.cmake): Debian multiarch packages of the same version as the amd64
+  # ones, so they co-install (apt upgrades the amd64 ones with them, in the same command).
+  for arch in arm64 armhf; do
+    dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+    PKGS+=("libjpeg62-turbo-dev:$arch" "libpng-dev:$arch" "zlib1g-dev:$arch")
+  done
 fi
 missing=()
 for p in "${PKGS[@]}"; do

@@ -16,6 +16,11 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
+# Compiled deps (libjpeg-turbo, libpng, zlib): Debian's multiarch -dev packages for arm64, in
+# /usr/lib/aarch64-linux-gnu and /usr/include[/aarch64-linux-gnu].
+# cmake/MdfiCrossImageLibs.cmake names their .a files and headers; nothing there is searched for.
+set(MDFI_TARGET_MULTIARCH aarch64-linux-gnu)
+set(MDFI_TARGET_DEBIAN_ARCH arm64)
 
 set(CMAKE_C_FLAGS_INIT "-march=armv8-a")
 set(CMAKE_CXX_FLAGS_INIT "-march=armv8-a")

@@ -14,6 +14,11 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
+# Compiled deps (libjpeg-turbo, libpng, zlib): Debian's multiarch -dev packages for armhf, in
+# /usr/lib/arm-linux-gnueabihf and /usr/include[/arm-linux-gnueabihf].
+# cmake/MdfiCrossImageLibs.cmake names their .a files and headers; nothing there is searched for.
+set(MDFI_TARGET_MULTIARCH arm-linux-gnueabihf)
+set(MDFI_TARGET_DEBIAN_ARCH armhf)
 
 set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
 set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
