@@ -35,8 +35,8 @@ case "$target" in
     if [ ! -f "$plugin" ] || [ bench/qemu-insn/insn_count.c -nt "$plugin" ]; then
       cc -O2 -shared -fPIC -o "$plugin" bench/qemu-insn/insn_count.c
     fi
-    if [ "$target" = aarch64 ]; then emu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
-    else emu=(qemu-arm -L /usr/arm-linux-gnueabihf); fi
+    if [ "$target" = aarch64 ]; then emu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)
+    else emu=(qemu-arm -L /usr/arm-linux-gnueabihf -E LD_LIBRARY_PATH=/usr/arm-linux-gnueabihf/lib); fi
     count() {  # count IMAGES... -> instructions
       "${emu[@]}" -plugin "$PWD/$plugin" -d plugin -D "$work/log" "build-$target/app/mdfi" "${args[@]}" "$@" >/dev/null
       sed -n 's/^insns: //p' "$work/log"

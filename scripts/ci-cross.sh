@@ -40,6 +40,8 @@ for t in "${targets[@]}"; do
   # name | mdfi arguments (json output compared field by field with the x86-64 run)
   runs=(
     "yolo-fastest-dog|detect -q -f json -c $models/yolo-fastest-1.1-coco/yolo-fastest-1.1.cfg -w $models/yolo-fastest-1.1-coco/yolo-fastest-1.1.weights --names $models/yolo-fastest-1.1-coco/coco.names $models/images/dog.png"
+    # the same through the target's libjpeg-turbo (linked statically, with its NEON SIMD code)
+    "yolo-fastest-dog-jpg|detect -q -f json -c $models/yolo-fastest-1.1-coco/yolo-fastest-1.1.cfg -w $models/yolo-fastest-1.1-coco/yolo-fastest-1.1.weights --names $models/yolo-fastest-1.1-coco/coco.names $models/images/dog.jpg"
     "tiny-darknet-eagle|classify -q -f json -c $models/tiny-darknet-imagenet/tiny.cfg -w $models/tiny-darknet-imagenet/tiny.weights --names $models/tiny-darknet-imagenet/imagenet.shortnames.list $models/images/eagle.png"
     "mnist-lenet|classify -q -f json --top 3 -c $models/mnist-lenet/mnist_lenet.cfg -w $models/mnist-lenet/mnist_lenet.weights --names $models/mnist-lenet/mnist.names.list $models/mnist-lenet/images"
   )

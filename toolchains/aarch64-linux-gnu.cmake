@@ -26,4 +26,9 @@ set(CMAKE_C_FLAGS_INIT "-march=armv8-a")
 set(CMAKE_CXX_FLAGS_INIT "-march=armv8-a")
 
 # Test binaries run under qemu-user; ctest prefixes every test command with this.
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# LD_LIBRARY_PATH keeps every shared library in the cross root, the same glibc build as its
+# loader: with libc6:arm64 installed (a dependency of the multiarch -dev packages) the loader
+# would follow the host's /etc/ld.so.cache to /lib/aarch64-linux-gnu/libc.so.6, another
+# glibc build, in which the [layers] and [memory] tests hung.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu
+    -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)

@@ -23,4 +23,9 @@ set(MDFI_TARGET_DEBIAN_ARCH armhf)
 set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
 set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard")
 
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-arm -L /usr/arm-linux-gnueabihf)
+# LD_LIBRARY_PATH keeps every shared library in the cross root, the same glibc build as its
+# loader: with libc6:armhf installed (a dependency of the multiarch -dev packages) the loader
+# would follow the host's /etc/ld.so.cache to /lib/arm-linux-gnueabihf/libc.so.6, another
+# glibc build (under qemu-aarch64 that made the [layers] and [memory] tests hang).
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-arm -L /usr/arm-linux-gnueabihf
+    -E LD_LIBRARY_PATH=/usr/arm-linux-gnueabihf/lib)
