@@ -24,7 +24,7 @@ echo "== sanitizers: unit, robustness and CLI tests"
 # Exit 77 = something skipped, nothing failed (test/main.cpp); with CI=true a missing ../shared
 # or PoCL is a failure instead, so 77 only happens on a developer's machine.
 rc=0
-build-asan/test/mdfi_tests "${@:-[support],[shapes],[parser],[weights],[layers],[plan],[memory],[image],[detect],[robustness],[cli]}" || rc=$?
+build-asan/test/mdfi_tests "${@:-[support],[shapes],[parser],[weights],[layers],[plan],[memory],[image],[camera],[detect],[robustness],[cli]}" || rc=$?
 if [ "$rc" -eq 77 ]; then echo "sanitizers: some tests SKIPPED (listed above)"; elif [ "$rc" -ne 0 ]; then exit "$rc"; fi
 
 echo "== sanitizers: a full yolov3-tiny detect run, leak-checked at exit"
