@@ -257,7 +257,12 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   {
     OpenedImage opened;
     MDFI_RETURN_IF_ERROR(open_image(src, mem, opened));
-    auto in = ImageInput::open(ImageBytes{path, opened.fp}, input_spec(pm.net), decode_options(args), mem);
+    DecodeOptions decode = decode_options(args);
+    if (pm.budget) {  // what the decoder may hold beside the arena (or the input) and the held bytes
+      const size_t beside = std::max(mem.arena_capacity(), pm.net.input_shape().bytes()) + opened.counted;
+      decode.max_working_bytes = pm.budget > beside ? pm.budget - beside : 1;
+    }
+    auto in = ImageInput::open(ImageBytes{path, opened.fp}, input_spec(pm.net), decode, mem);
     if (!in.ok()) return in.status();
     run.img_w = in->image_width();
     run.img_h = in->image_height();

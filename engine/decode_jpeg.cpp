@@ -225,6 +225,21 @@ class JpegRows final : public RowDecoder {
     // mode the setup (and its coefficient buffer, counted) comes first and the data is read
     // on the first row, after the caller has checked the budget.
     progressive_ = jpeg_has_multiple_scans(&s.cinfo);
+    if (progressive_ && opt.max_working_bytes) {
+      // Its whole DCT coefficient buffer (jdcoefct.c: each component's blocks, rounded up to its
+      // sampling factors, 128 bytes each) is allocated by jpeg_start_decompress: refused first.
+      size_t coef = 0;
+      for (int ci = 0; ci < s.cinfo.num_components; ++ci) {
+        const jpeg_component_info& c = s.cinfo.comp_info[ci];
+        const size_t bw = (size_t(c.width_in_blocks) + c.h_samp_factor - 1) / c.h_samp_factor * c.h_samp_factor;
+        const size_t bh = (size_t(c.height_in_blocks) + c.v_samp_factor - 1) / c.v_samp_factor * c.v_samp_factor;
+        coef += bw * bh * sizeof(JBLOCK);
+      }
+      if (coef > opt.max_working_bytes)
+        return Status(ErrorKind::kBudget, image_ + ": this progressive JPEG needs " + format_bytes(coef) +
+                                              " for its DCT coefficients alone, over what --max-mem leaves (" +
+                                              format_bytes(opt.max_working_bytes) + "); refused before decoding");
+    }
     s.cinfo.buffered_image = progressive_ ? TRUE : FALSE;
     jpeg_start_decompress(&s.cinfo);
     if (s.counting.failed) return Status(ErrorKind::kOutOfMemory, image_ + ": out of memory setting up the JPEG decoder");

@@ -37,6 +37,9 @@ struct DecodeOptions {
   int net_w = 0, net_h = 0;
   bool letterbox = true;
   bool exif_rotate = false;  // --exif-rotate: apply a JPEG's EXIF orientation
+  // With a budget: the most the decoder may hold; a progressive JPEG whose coefficient buffer
+  // alone is larger is refused (kBudget) before that buffer is allocated. 0 = no limit.
+  size_t max_working_bytes = 0;
 };
 
 class RowDecoder {
