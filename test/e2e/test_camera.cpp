@@ -402,3 +402,58 @@ TEST_CASE("--exif-rotate turns a sideways camera photo upright; --fast-decode ke
     CHECK(std::fabs(fast["detections"][i]["confidence"].get<double>() - want["detections"][i]["confidence"].get<double>()) < 0.1);
   }
 }
+
+#include <jpeglib.h>  // the test writes a progressive JPEG with libjpeg's own encoder
+
+namespace {
+
+std::string progressive_jpeg(const std::string& path, const std::vector<uint8_t>& px, int w, int h) {
+  jpeg_compress_struct c;
+  jpeg_error_mgr err;
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  unsigned char* buf = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &buf, &size);
+  c.image_width = JDIMENSION(w);
+  c.image_height = JDIMENSION(h);
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, 90, TRUE);
+  jpeg_simple_progression(&c);
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<uint8_t*>(&px[size_t(c.next_scanline) * w * 3]);
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(buf), std::streamsize(size));
+  jpeg_destroy_compress(&c);
+  std::free(buf);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a progressive 12 MP JPEG: its coefficient buffer counted, predicted, refused under a budget", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_progressive");
+  const int w = 4000, h = 3000;
+  const std::string img = progressive_jpeg(dir + "/progressive.jpg", upscaled_dog(w, h), w, h);
+  const std::string report = dir + "/report.json";
+  const CommandResult r = run_command("'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args() + " --mem-report='" +
+                                      report + "' '" + img + "'");
+  REQUIRE(r.exit_code == 0);
+  std::ifstream f(report);
+  const json rep = json::parse(f);
+  const double peak = rep["peak_bytes"], predicted = rep["predicted_peak_bytes"];
+  CHECK(peak > 3.0 * w * h);  // 2 bytes per sample of 4:2:0 YCbCr: 3 bytes per pixel
+  CHECK(std::fabs(peak - predicted) <= 0.01 * predicted);
+  // A budget the coefficients cannot fit in is refused from the header.
+  const CommandResult over = run_command("'" + mdfi_binary() + "' detect -q -j2 " + m.args() + " --max-mem 20M '" + img + "'");
+  CHECK(over.exit_code == 4);
+  CHECK(over.err.find("DCT coefficients") != std::string::npos);
+  CHECK(over.err.find("refused before decoding") != std::string::npos);
+}
