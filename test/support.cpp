@@ -17,11 +17,6 @@
 
 namespace mdfi::test {
 
-static bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
-
 std::string source_path(const std::string& rel) { return std::string(MDFI_SOURCE_DIR) + "/" + rel; }
 
 std::string shared_path(const std::string& rel) {
@@ -49,13 +44,6 @@ std::string mdfi_binary() { return MDFI_BINARY; }
 #endif
 std::string refdump_binary() { return MDFI_REFDUMP; }
 std::string ab_refdump_binary() { return MDFI_AB_REFDUMP; }
-
-static std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 CommandResult run_command(const std::string& cmd) {
   static int counter = 0;
@@ -144,5 +132,19 @@ static std::vector<std::string>& skip_list() {
 }
 void record_skip(const std::string& why) { skip_list().push_back(why); }
 const std::vector<std::string>& recorded_skips() { return skip_list(); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
 
 }  // namespace mdfi::test

@@ -28,6 +28,12 @@ struct CommandResult {
 };
 CommandResult run_command(const std::string& shell_command);
 
+// Small file helpers the tests share: a whole file as bytes ("" when it cannot be read), a file
+// written with exactly `text`, and whether a path exists.
+std::string slurp(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+bool exists(const std::string& path);
+
 // Builds a network from cfg text (written to a temp file so messages have a path).
 Result<Network> network_from_text(const std::string& cfg_text, const std::string& name = "test.cfg");
 

@@ -26,12 +26,6 @@ struct RefObject {
   float cx = 0, cy = 0, w = 0, h = 0, confidence = 0;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 float number_after(const std::string& s, size_t from, const std::string& key) {
   const size_t k = s.find("\"" + key + "\":", from);

@@ -29,10 +29,6 @@ const char* kWeirdName = "\xC3\xA9" "agle \"\xC3\xBC\".jpg";  // éagle "ü".jpg
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }  // test paths hold no single quote
 
-bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
 
 void copy_file(const std::string& from, const std::string& to, size_t max_bytes = size_t(-1)) {
   std::ifstream in(from, std::ios::binary);
@@ -42,14 +38,7 @@ void copy_file(const std::string& from, const std::string& to, size_t max_bytes 
   std::ofstream(to, std::ios::binary) << data;
 }
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The model these tests run: Yolo-Fastest 1.1 (1.4 MB, real COCO weights) from ../shared.
 std::string model_args() {

@@ -29,18 +29,7 @@ const char* kEagle = "/usr/share/darknet/data/eagle.jpg";
 std::string q(const std::string& s) { return "'" + s + "'"; }  // test paths hold no single quote
 std::string bin() { return mdfi_binary(); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 void copy_file(const std::string& from, const std::string& to) { write_file(to, slurp(from)); }
-bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> v;
   std::istringstream in(text);

@@ -19,11 +19,6 @@ namespace {
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 std::string bin() { return mdfi_binary(); }
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
 int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -17,12 +17,6 @@ using namespace mdfi::test;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The integer after "key": in a JSON text, -1 when absent.
 long long json_int(const std::string& text, const std::string& key) {

@@ -18,13 +18,6 @@ using namespace mdfi::test;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 // Section B of a classifier reference: image -> [(percent, label)].
 std::vector<std::pair<double, std::string>> reference_top(const std::string& ref, const std::string& image_line) {
   std::vector<std::pair<double, std::string>> out;

@@ -23,16 +23,13 @@
 namespace {
 
 using mdfi::test::run_command;
+using mdfi::test::write_file;
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-void write_file(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
 }
 
 std::string trim(const std::string& s) {

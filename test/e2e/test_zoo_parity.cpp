@@ -30,12 +30,6 @@ using namespace mdfi::test;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // `text` with every `key=...` line (any spacing) set to `value`.
 std::string set_key(const std::string& text, const std::string& key, int value) {

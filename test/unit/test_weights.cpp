@@ -34,10 +34,6 @@ std::string write_file(const std::string& dir, const std::string& name, const st
   return p;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 // net 4x4x3 with parameter counts worked out by hand:
 //   0 conv 2 filters 3x3, no BN:     2 biases + 2*3*3*3 weights     = 56   at 0
