@@ -10,48 +10,32 @@
 namespace mdfi::app {
 
 static void detections_of(const PreparedModel& pm, const RunArgs& args, const ImageRun& run, ImageResult& r) {
-  const DetectOptions& opt = args.detect;
-  // Post-processing's vectors are counted in the run's tracker while they live, so the reported
-  // peak is the process's even when an untrained model yields 10^5 boxes.
-  struct Counted {
-    MemoryTracker* mem;
-    size_t bytes = 0;
-    void set(size_t b) {
-      if (!mem) return;
-      if (b > bytes) mem->account(b - bytes, MemCategory::kOther);
-      else mem->unaccount(bytes - b, MemCategory::kOther);
-      bytes = b;
-    }
-    ~Counted() { set(0); }
-  } dets_mem{run.mem}, found_mem{run.mem}, records_mem{run.mem};
-  std::vector<Detection> dets = network_detections(pm.net, run.out, run.img_w, run.img_h, opt);
-  size_t det_bytes = dets.capacity() * sizeof(Detection);
-  for (const Detection& d : dets) det_bytes += d.prob.capacity() * sizeof(float) + 16;  // + malloc's header
-  dets_mem.set(det_bytes);
-  const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
-  if (opt.nms > 0) network_nms(pm.net, dets, ncls, opt.nms);
-  std::vector<Found> found = collect_found(dets, run.img_w, run.img_h, opt.thresh);
-  found_mem.set(found.capacity() * sizeof(Found));
-  // Each stage is freed before the next is built: an untrained or odd model can yield 10^5
-  // boxes, and post-processing must not outgrow the network's own peak.
-  std::vector<Detection>().swap(dets);
-  dets_mem.set(0);
-  if (!args.keep_class.empty())
-    found.erase(std::remove_if(found.begin(), found.end(),
-                               [&](const Found& f) {
-                                 return size_t(f.class_id) >= args.keep_class.size() || !args.keep_class[size_t(f.class_id)];
-                               }),
-                found.end());
-  // Most confident first; stable, so equal confidences keep Darknet's order (and a rerun the
-  // same order). --top keeps the head of this list.
-  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.prob > b.prob; });
-  if (args.top > 0 && found.size() > size_t(args.top)) found.resize(size_t(args.top));
+  // Every buffer of post-processing is counted in the run's tracker and held to pm.post, the
+  // room the network's own peak leaves (postprocess.h): an untrained model's 10^5 boxes cannot
+  // take the heap past what `mdfi plan` predicts.
+  PostHeap heap(run.mem);
+  PostBytes found_bytes(heap), records_bytes(heap);
+  PostStats st;
+  const size_t top = args.top > 0 ? size_t(args.top) : 0;
+  std::vector<Found> found = bounded_results(pm.net, run.out, run.img_w, run.img_h, args.detect, args.keep_class, top,
+                                             pm.post, heap, found_bytes, &st);
   r.detections.reserve(found.size());
-  records_mem.set(r.detections.capacity() * sizeof(DetectionRecord));
+  size_t bytes = r.detections.capacity() * sizeof(DetectionRecord), names = 0;
+  records_bytes.set(bytes);
+  bool names_full = false;
   for (const Found& f : found) {
     DetectionRecord d;
     d.class_id = f.class_id;
     d.name = size_t(f.class_id) < pm.labels.size() ? pm.labels[size_t(f.class_id)] : "class " + std::to_string(f.class_id);
+    // A name longer than the string's inline buffer is a heap block of its own; each result
+    // has kNameBytes of the limit for it, so a long-named class set cannot outgrow it.
+    const size_t name_heap = d.name.capacity() > 15 ? d.name.capacity() + 1 : 0;
+    if (names + name_heap > found.size() * kNameBytes) {
+      names_full = true;
+      break;
+    }
+    names += name_heap;
+    records_bytes.set(bytes + names);
     d.confidence = f.prob;
     // Both edges clipped to the image. Darknet clips only left/top from below and right/bottom
     // from above, so a box lying wholly outside the picture would get a negative size; here it
@@ -68,7 +52,15 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     d.h = f.rel.h;
     r.detections.push_back(std::move(d));
   }
-  std::vector<Found>().swap(found);
+  const bool capped = st.candidates_kept < st.candidates ||
+                      (st.results_kept < st.results && (top == 0 || st.results_kept < top)) || names_full;
+  if (capped && pm.post_capped++ == 0 && !verbosity().quiet)
+    std::fprintf(stderr,
+                 "mdfi: warning: %s: %zu candidate boxes and %zu results are over post-processing's limits of %zu "
+                 "boxes and %zu results per image (the memory the network's peak leaves free); the best-scoring "
+                 "%zu boxes and the %zu most confident results were kept (said once per run)\n",
+                 r.image.c_str(), st.candidates, st.results, pm.post.max_candidates, pm.post.max_results,
+                 st.candidates_kept, r.detections.size());
 }
 
 Action add_detect_command(CLI::App& app) {

@@ -87,9 +87,22 @@ Action add_plan_command(CLI::App& app) {
                 "network's arena)\n",
                 image->c_str(), e->image_w, e->image_h, e->decoded_w, e->decoded_h, e->decoder,
                 format_bytes(e->peak_bytes).c_str(), format_bytes(e->setup_bytes).c_str());
-    const size_t whole = std::max(plan.peak_bytes, e->peak_bytes);
-    std::printf("predicted peak with this image: %s at %s (%zu bytes)\n", format_bytes(whole).c_str(),
-                e->peak_bytes > plan.peak_bytes ? "image preprocessing" : ("layer " + std::to_string(plan.peak_layer)).c_str(),
+    size_t whole = std::max(plan.peak_bytes, e->peak_bytes);
+    std::string at =
+        e->peak_bytes > plan.peak_bytes ? "image preprocessing" : "layer " + std::to_string(plan.peak_layer);
+    if (head_classes(*net) > 0) {
+      const PostLimits post = detect_post_limits(*net, plan);
+      const size_t post_peak = post_peak_bytes(plan, post);
+      std::printf("post-processing: at most %zu candidate boxes and %zu results per image, %s beside the network's "
+                  "outputs (%s in all)\n",
+                  post.max_candidates, post.max_results, format_bytes(post.budget_bytes).c_str(),
+                  format_bytes(post_peak).c_str());
+      if (post_peak > whole) {
+        whole = post_peak;
+        at = "post-processing";
+      }
+    }
+    std::printf("predicted peak with this image: %s at %s (%zu bytes)\n", format_bytes(whole).c_str(), at.c_str(),
                 whole);
     return int(kExitOk);
   };

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "arena_plan.h"
 #include "commands.h"
 #include "net_task.h"
 #include "npy.h"
@@ -59,6 +60,15 @@ size_t network_classes(const Network& net) {
   return net.layers.empty() ? 0 : net.layers.back()->out.count();
 }
 
+PostLimits detect_post_limits(const Network& net, const Plan& plan) {
+  return post_limits(post_room(plan), head_classes(net), sizeof(DetectionRecord) + kNameBytes);
+}
+
+size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
+  if (plan.layers.empty()) return 0;
+  return plan_arena(plan, true).size - post_room(plan) + limits.budget_bytes;
+}
+
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
   PreparedModel pm;
   auto m = resolve_model(args.model, default_net, true);
@@ -75,6 +85,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
                  pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
                  args.reference ? "none (--reference kernels)" : kernel_text().c_str());
   pm.plan = make_plan(pm.net);
+  if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
     if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());

@@ -14,6 +14,7 @@
 #include "image_input.h"
 #include "model_args.h"
 #include "plan.h"
+#include "postprocess.h"
 #include "results.h"
 #include "resident_weights.h"
 #include "weights.h"
@@ -71,7 +72,17 @@ struct PreparedModel {
   std::shared_ptr<cl::Backend> device;  // set for --backend opencl
   std::shared_ptr<ResidentWeights> resident;  // set for --keep-weights on the CPU
   size_t budget = 0;  // --max-mem in bytes (0 = none)
+  PostLimits post;    // detect: what post-processing may hold per image (detect_post_limits)
+  mutable size_t post_capped = 0;  // images whose boxes went over those limits (said once on stderr)
 };
+
+// Detection post-processing's limits for this network: the room its single-image arena leaves
+// above the outputs, with each result's record (and a name of up to kNameBytes) counted.
+constexpr size_t kNameBytes = 32;
+PostLimits detect_post_limits(const Network& net, const Plan& plan);
+// The heap of a single image while its post-processing is at its limit: the outputs kept in
+// the shrunk arena plus the limit (at most the arena's size unless the minimum limits apply).
+size_t post_peak_bytes(const Plan& plan, const PostLimits& limits);
 
 // Reads at most `limit` names: ImageNet's shortnames list has 21,842 lines, of which a
 // 1000-class network needs the first 1000; the rest would sit in memory through the run.

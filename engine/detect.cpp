@@ -28,18 +28,19 @@ float box_iou(const Box& a, const Box& b) {
 }
 
 // correct_yolo_boxes / correct_region_boxes: undo the letterbox, in Darknet's float/double mix.
-static void correct_boxes(std::vector<Detection>& dets, size_t first, int img_w, int img_h, int netw, int neth,
-                          bool letterbox) {
-  int new_w = netw, new_h = neth;
-  if (letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
-  for (size_t k = first; k < dets.size(); ++k) {
-    Box& b = dets[k].bbox;
+// Built once per head; each box is corrected on its own.
+struct BoxCorrection {
+  int netw, neth, new_w, new_h;
+  BoxCorrection(int img_w, int img_h, int nw, int nh, bool letterbox) : netw(nw), neth(nh), new_w(nw), new_h(nh) {
+    if (letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
+  }
+  void apply(Box& b) const {
     b.x = float((b.x - (netw - new_w) / 2. / netw) / (float(new_w) / netw));
     b.y = float((b.y - (neth - new_h) / 2. / neth) / (float(new_h) / neth));
     b.w *= float(netw) / new_w;
     b.h *= float(neth) / new_h;
   }
-}
+};
 
 float box_diou(const Box& a, const Box& b, float beta) {
   const float top = std::min(a.y - a.h / 2, b.y - b.h / 2), bot = std::max(a.y + a.h / 2, b.y + b.h / 2);
@@ -52,10 +53,10 @@ float box_diou(const Box& a, const Box& b, float beta) {
   return iou - float(std::pow(double(d / c), double(beta)));
 }
 
-std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
-                                       const DetectOptions& opt) {
-  std::vector<Detection> dets;
+static void yolo_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
+                            CandidateSink& sink) {
   const int netw = net.net.w, neth = net.net.h;
+  const BoxCorrection fix(img_w, img_h, netw, neth, opt.letterbox);
   for (const auto& lp : net.layers) {
     const auto* l = dynamic_cast<const YoloLayer*>(lp.get());
     if (!l) continue;
@@ -63,11 +64,10 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
     if (!pred) continue;
     const size_t hw = size_t(l->out.w) * l->out.h;
     const size_t per_anchor = hw * (l->classes + 5);
-    const size_t first = dets.size();
     // Only candidates with some class over the threshold are kept: a box whose every class
     // score is 0 neither suppresses another in NMS nor prints, and an untrained or odd model
-    // has tens of thousands of cells over the objectness threshold. Counted first, so the
-    // vector is allocated once at its size (no doubling on a 25,200-cell head).
+    // has tens of thousands of cells over the objectness threshold. Counted first, so a vector
+    // sink is allocated once at its size (no doubling on a 25,200-cell head).
     auto any_class = [&](const float* p, float objectness) {
       for (int j = 0; j < l->classes; ++j)
         if (objectness * p[(5 + j) * hw] > opt.thresh) return true;
@@ -79,35 +79,64 @@ std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out,
         const float* p = pred + n * per_anchor + i;
         if (p[4 * hw] > opt.thresh && any_class(p, p[4 * hw])) ++count;
       }
-    dets.reserve(dets.size() + count);
+    sink.expect(count);
     for (size_t i = 0; i < hw; ++i) {
       const int row = int(i / l->out.w), col = int(i % l->out.w);
       for (int n = 0; n < l->n(); ++n) {
         const float* p = pred + n * per_anchor + i;
         const float objectness = p[4 * hw];
         if (objectness <= opt.thresh || !any_class(p, objectness)) continue;
-        Detection d;
+        Box b;
         const int a = l->mask[n];
-        d.bbox.x = (col + p[0]) / l->out.w;
-        d.bbox.y = (row + p[hw]) / l->out.h;
+        b.x = (col + p[0]) / l->out.w;
+        b.y = (row + p[hw]) / l->out.h;
         if (l->new_coords) {  // AlexeyAB: the conv's logistic output t, w = 4 t^2 anchor
-          d.bbox.w = p[2 * hw] * p[2 * hw] * 4 * l->anchors[2 * a] / netw;
-          d.bbox.h = p[3 * hw] * p[3 * hw] * 4 * l->anchors[2 * a + 1] / neth;
+          b.w = p[2 * hw] * p[2 * hw] * 4 * l->anchors[2 * a] / netw;
+          b.h = p[3 * hw] * p[3 * hw] * 4 * l->anchors[2 * a + 1] / neth;
         } else {
-          d.bbox.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
-          d.bbox.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
+          b.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
+          b.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
         }
-        d.objectness = objectness;
-        d.prob.resize(l->classes);
+        float* prob = sink.row(l->classes);
         for (int j = 0; j < l->classes; ++j) {
-          const float prob = objectness * p[(5 + j) * hw];
-          d.prob[j] = prob > opt.thresh ? prob : 0;
+          const float pr = objectness * p[(5 + j) * hw];
+          prob[j] = pr > opt.thresh ? pr : 0;
         }
-        dets.push_back(std::move(d));
+        fix.apply(b);
+        sink.add(b, objectness);
       }
     }
-    correct_boxes(dets, first, img_w, img_h, netw, neth, opt.letterbox);
   }
+}
+
+namespace {
+// network_detections' sink: Detection records in a vector, as Darknet's detection array.
+class VectorSink : public CandidateSink {
+ public:
+  explicit VectorSink(std::vector<Detection>& dets) : dets_(dets) {}
+  void expect(size_t n) override { dets_.reserve(dets_.size() + n); }
+  float* row(int classes) override {
+    d_.prob.assign(size_t(classes), 0.f);
+    return d_.prob.data();
+  }
+  void add(const Box& box, float objectness) override {
+    d_.bbox = box;
+    d_.objectness = objectness;
+    dets_.push_back(std::move(d_));
+    d_ = Detection();
+  }
+
+ private:
+  std::vector<Detection>& dets_;
+  Detection d_;
+};
+}  // namespace
+
+std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
+                                       const DetectOptions& opt) {
+  std::vector<Detection> dets;
+  VectorSink sink(dets);
+  yolo_candidates(net, out, img_w, img_h, opt, sink);
   return dets;
 }
 
@@ -195,6 +224,24 @@ void nms_sort(std::vector<Detection>& dets, int classes, float thresh) {
   }
 }
 
+bool found_of(const Box& b, int class_id, float prob, int img_w, int img_h, Found& f) {
+  // Darknet's draw_detections truncation and clipping.
+  if (!std::isfinite(b.x) || !std::isfinite(b.y) || !std::isfinite(b.w) || !std::isfinite(b.h)) return false;
+  f.class_id = class_id;
+  f.prob = prob;
+  f.rel = b;
+  auto px = [](double v) { return int(std::max(-1e9, std::min(1e9, v))); };
+  const int left = px((b.x - b.w / 2.) * img_w);
+  const int right = px((b.x + b.w / 2.) * img_w);
+  const int top = px((b.y - b.h / 2.) * img_h);
+  const int bot = px((b.y + b.h / 2.) * img_h);
+  f.left = std::max(left, 0);
+  f.right = std::min(right, img_w - 1);
+  f.top = std::max(top, 0);
+  f.bottom = std::min(bot, img_h - 1);
+  return true;
+}
+
 std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, int img_h, float thresh) {
   std::vector<Found> found;
   size_t count = 0;  // allocated once at its size
@@ -205,22 +252,8 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
     for (size_t j = 0; j < d.prob.size(); ++j) {
       if (!(d.prob[j] > thresh)) continue;
       Found f;
-      f.class_id = int(j);
-      f.prob = d.prob[j];
-      f.rel = d.bbox;
-      // Darknet's draw_detections truncation and clipping. A box that overflowed to inf/NaN
-      // (exp of a huge logit) is dropped: converting it to int would be undefined.
-      const Box& b = d.bbox;
-      if (!std::isfinite(b.x) || !std::isfinite(b.y) || !std::isfinite(b.w) || !std::isfinite(b.h)) continue;
-      auto px = [](double v) { return int(std::max(-1e9, std::min(1e9, v))); };
-      int left = px((b.x - b.w / 2.) * img_w);
-      int right = px((b.x + b.w / 2.) * img_w);
-      int top = px((b.y - b.h / 2.) * img_h);
-      int bot = px((b.y + b.h / 2.) * img_h);
-      f.left = std::max(left, 0);
-      f.right = std::min(right, img_w - 1);
-      f.top = std::max(top, 0);
-      f.bottom = std::min(bot, img_h - 1);
+      if (!found_of(d.bbox, int(j), d.prob[j], img_w, img_h, f)) continue;
+      f.order = uint32_t(found.size());
       found.push_back(f);
     }
   }
@@ -229,76 +262,84 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
 
 // get_region_detections (pjreddie): every anchor of every cell; those at or under the
 // threshold have objectness 0 and no class scores, which NMS and printing then skip.
-static void region_detections(const RegionLayer& l, const float* pred, int img_w, int img_h, int netw, int neth,
-                              const DetectOptions& opt, std::vector<Detection>& dets) {
+static void region_candidates(const RegionLayer& l, const float* pred, int img_w, int img_h, int netw, int neth,
+                              const DetectOptions& opt, CandidateSink& sink) {
   const size_t hw = size_t(l.out.w) * l.out.h;
-  const size_t first = dets.size();
+  const BoxCorrection fix(img_w, img_h, netw, neth, opt.letterbox);
   for (size_t i = 0; i < hw; ++i) {
     const int row = int(i / l.out.w), col = int(i % l.out.w);
     for (int n = 0; n < l.n; ++n) {
       const float scale = l.background ? 1.f : pred[l.entry(n, i, l.coords)];
       if (!(scale > opt.thresh)) continue;  // objectness 0: dropped before NMS anyway
-      Detection d;
-      d.bbox.x = (col + pred[l.entry(n, i, 0)]) / l.out.w;
-      d.bbox.y = (row + pred[l.entry(n, i, 1)]) / l.out.h;
-      d.bbox.w = float(std::exp(pred[l.entry(n, i, 2)]) * l.anchors[2 * n] / l.out.w);
-      d.bbox.h = float(std::exp(pred[l.entry(n, i, 3)]) * l.anchors[2 * n + 1] / l.out.h);
-      d.objectness = scale;
-      d.prob.resize(size_t(l.classes));
+      Box b;
+      b.x = (col + pred[l.entry(n, i, 0)]) / l.out.w;
+      b.y = (row + pred[l.entry(n, i, 1)]) / l.out.h;
+      b.w = float(std::exp(pred[l.entry(n, i, 2)]) * l.anchors[2 * n] / l.out.w);
+      b.h = float(std::exp(pred[l.entry(n, i, 3)]) * l.anchors[2 * n + 1] / l.out.h);
+      float* prob = sink.row(l.classes);
       for (int j = 0; j < l.classes; ++j) {
-        const float prob = scale * pred[l.entry(n, i, l.coords + 1 + j)];
-        d.prob[size_t(j)] = prob > opt.thresh ? prob : 0;
+        const float p = scale * pred[l.entry(n, i, l.coords + 1 + j)];
+        prob[size_t(j)] = p > opt.thresh ? p : 0;
       }
-      dets.push_back(std::move(d));
+      fix.apply(b);
+      sink.add(b, scale);
     }
   }
-  correct_boxes(dets, first, img_w, img_h, netw, neth, opt.letterbox);
 }
 
 // get_detection_detections (pjreddie) with relative coordinates, as `darknet yolo test` calls it.
-static void v1_detections(const DetectionLayer& l, const float* pred, const DetectOptions& opt,
-                          std::vector<Detection>& dets) {
+static void v1_candidates(const DetectionLayer& l, const float* pred, const DetectOptions& opt, CandidateSink& sink) {
   const int side = l.side, cells = side * side;
   for (int i = 0; i < cells; ++i) {
     const int row = i / side, col = i % side;
     for (int n = 0; n < l.n; ++n) {
       const size_t p_index = size_t(cells) * l.classes + size_t(i) * l.n + n;
       const float scale = pred[p_index];
-      const size_t box = size_t(cells) * (l.classes + l.n) + (size_t(i) * l.n + n) * 4;
-      Detection d;
-      d.bbox.x = (pred[box + 0] + col) / side;
-      d.bbox.y = (pred[box + 1] + row) / side;
-      d.bbox.w = float(std::pow(double(pred[box + 2]), l.sqrt ? 2.0 : 1.0));
-      d.bbox.h = float(std::pow(double(pred[box + 3]), l.sqrt ? 2.0 : 1.0));
-      d.objectness = scale;
-      d.prob.resize(size_t(l.classes));
+      // Only boxes with a class over the threshold: the rest can never be printed or suppress anything.
       bool any = false;
-      for (int j = 0; j < l.classes; ++j) {
-        const float prob = scale * pred[size_t(i) * l.classes + j];
-        d.prob[size_t(j)] = prob > opt.thresh ? prob : 0;
-        any = any || d.prob[size_t(j)] > 0;
+      for (int j = 0; j < l.classes && !any; ++j) {
+        const float p = scale * pred[size_t(i) * l.classes + j];
+        any = (p > opt.thresh ? p : 0) > 0;
       }
-      if (any) dets.push_back(std::move(d));  // the rest can never be printed or suppress anything
+      if (!any) continue;
+      const size_t box = size_t(cells) * (l.classes + l.n) + (size_t(i) * l.n + n) * 4;
+      Box b;
+      b.x = (pred[box + 0] + col) / side;
+      b.y = (pred[box + 1] + row) / side;
+      b.w = float(std::pow(double(pred[box + 2]), l.sqrt ? 2.0 : 1.0));
+      b.h = float(std::pow(double(pred[box + 3]), l.sqrt ? 2.0 : 1.0));
+      float* prob = sink.row(l.classes);
+      for (int j = 0; j < l.classes; ++j) {
+        const float p = scale * pred[size_t(i) * l.classes + j];
+        prob[size_t(j)] = p > opt.thresh ? p : 0;
+      }
+      sink.add(b, scale);
     }
+  }
+}
+
+void network_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
+                        CandidateSink& sink) {
+  DetectOptions o = opt;
+  o.letterbox = opt.letterbox && net.net.letterbox;
+  yolo_candidates(net, out, img_w, img_h, o, sink);
+  for (const auto& lp : net.layers) {
+    const float* pred = out.output_of(net, lp->index);
+    if (!pred) continue;
+    if (const auto* r = dynamic_cast<const RegionLayer*>(lp.get()))
+      region_candidates(*r, pred, img_w, img_h, net.net.w, net.net.h, o, sink);
+    else if (const auto* d = dynamic_cast<const DetectionLayer*>(lp.get()))
+      v1_candidates(*d, pred, o, sink);
   }
 }
 
 std::vector<Detection> network_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
                                           const DetectOptions& opt) {
-  DetectOptions o = opt;
-  o.letterbox = opt.letterbox && net.net.letterbox;
-  std::vector<Detection> dets = yolo_detections(net, out, img_w, img_h, o);
-  for (const auto& lp : net.layers) {
-    const float* pred = out.output_of(net, lp->index);
-    if (!pred) continue;
-    if (const auto* r = dynamic_cast<const RegionLayer*>(lp.get()))
-      region_detections(*r, pred, img_w, img_h, net.net.w, net.net.h, o, dets);
-    else if (const auto* d = dynamic_cast<const DetectionLayer*>(lp.get()))
-      v1_detections(*d, pred, o, dets);
-  }
+  std::vector<Detection> dets;
+  VectorSink sink(dets);
+  network_candidates(net, out, img_w, img_h, opt, sink);
   return dets;
 }
-
 static const YoloLayer* last_yolo(const Network& net) {
   const YoloLayer* last = nullptr;
   for (const auto& lp : net.layers)
@@ -319,6 +360,12 @@ void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, floa
     while (live < total && dets[live].prob[k] > 0) ++live;
     suppress_prefix(dets, live, k, thresh, [beta](const Box& a, const Box& b) { return box_diou(a, b, beta); });
   }
+}
+
+float nms_diou_beta(const Network& net) {
+  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
+  if (!y || y->nms_kind == NmsKind::kDefault) return -1;
+  return y->nms_kind == NmsKind::kGreedy ? 0.6f : y->beta_nms;
 }
 
 void network_nms(const Network& net, std::vector<Detection>& dets, int classes, float thresh) {

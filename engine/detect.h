@@ -3,6 +3,7 @@
 // (pjreddie's do_nms_sort, or AlexeyAB's DIoU NMS when its semantics are in force).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct Found {
   float prob = 0;
   Box rel;                              // relative centre/size
   int left = 0, top = 0, right = 0, bottom = 0;  // pixels, clipped as Darknet draws them
+  uint32_t order = 0;  // position in Darknet's print order (bounded_results: ties keep it)
 };
 
 struct DetectOptions {
@@ -35,6 +37,22 @@ struct DetectOptions {
   float nms = 0.45f;         // 0 disables NMS
   bool letterbox = true;     // pjreddie always letterboxes detector input
 };
+
+// Where box decoding puts each candidate: the extraction fills row() with the candidate's class
+// scores (objectness x class, 0 where not above the threshold), then calls add(). Candidates
+// arrive in Darknet's order (head by head, cell by cell, anchor by anchor), already corrected
+// back from the letterbox; expect(n) announces how many a head will add at most.
+class CandidateSink {
+ public:
+  virtual ~CandidateSink() = default;
+  virtual void expect(size_t n) { (void)n; }
+  virtual float* row(int classes) = 0;
+  virtual void add(const Box& box, float objectness) = 0;
+};
+
+// Every head's candidates into `sink` (what network_detections collects into a vector).
+void network_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
+                        CandidateSink& sink);
 
 float box_iou(const Box& a, const Box& b);
 // AlexeyAB's distance-IoU: IoU - (centre distance^2 / enclosing diagonal^2)^beta.
@@ -49,11 +67,16 @@ std::vector<Detection> network_detections(const Network& net, const RunOutput& o
 // nms_kind of the last [yolo] layer (greedynms: DIoU with exponent 0.6; diounms: beta_nms).
 void network_nms(const Network& net, std::vector<Detection>& dets, int classes, float thresh);
 void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, float beta);
+// The DIoU exponent network_nms uses, or a negative value for plain IoU (do_nms_sort).
+float nms_diou_beta(const Network& net);
 // A one-line description of the NMS network_nms runs, for -v.
 std::string describe_nms(const Network& net);
 std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
                                        const DetectOptions& opt);
 void nms_sort(std::vector<Detection>& dets, int classes, float thresh);
 std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, int img_h, float thresh);
+// One printed result of a box, as collect_found makes it; false for a box that overflowed to
+// inf/NaN (Darknet would convert it to int: undefined).
+bool found_of(const Box& b, int class_id, float prob, int img_w, int img_h, Found& f);
 
 }  // namespace mdfi
