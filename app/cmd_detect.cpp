@@ -27,10 +27,10 @@ static void detections_of(const PreparedModel& pm, const RunArgs& args, const Im
     DetectionRecord d;
     d.class_id = f.class_id;
     d.name = size_t(f.class_id) < pm.labels.size() ? pm.labels[size_t(f.class_id)] : "class " + std::to_string(f.class_id);
-    // A name longer than the string's inline buffer is a heap block of its own; each result
-    // has kNameBytes of the limit for it, so a long-named class set cannot outgrow it.
+    // A name longer than the string's inline buffer is a heap block of its own: counted, and
+    // held to the limit too (the limits assume kNameBytes a result, so long names rarely matter).
     const size_t name_heap = d.name.capacity() > 15 ? d.name.capacity() + 1 : 0;
-    if (names + name_heap > found.size() * kNameBytes) {
+    if (heap.bytes() + name_heap > pm.post.budget_bytes) {
       names_full = true;
       break;
     }

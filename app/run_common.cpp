@@ -61,7 +61,7 @@ size_t network_classes(const Network& net) {
 }
 
 PostLimits detect_post_limits(const Network& net, const Plan& plan) {
-  return post_limits(post_room(plan), head_classes(net), sizeof(DetectionRecord) + kNameBytes);
+  return post_limits(post_room(plan), head_classes(net), head_boxes(net), sizeof(DetectionRecord) + kNameBytes);
 }
 
 size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
@@ -337,6 +337,13 @@ size_t peak_rss_bytes() {
   return 0;
 }
 
+// What `mdfi plan CFG IMAGE` predicts for this image: the network, its preprocessing and, for a
+// detector, post-processing at its limits.
+static size_t predicted_peak(const PreparedModel& pm, const ImageRun& run) {
+  const size_t post = pm.post.budget_bytes ? post_peak_bytes(pm.plan, pm.post) : 0;
+  return std::max({pm.plan.peak_bytes, run.preprocess_peak, post});
+}
+
 void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& run, const MemoryTracker& mem) {
   std::fprintf(out, "layer     type      weights   workspace  activations  heap peak  heap after  freed\n");
   for (const LayerRunStats& s : run.stats) {
@@ -355,7 +362,7 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
                mem.peak_phase() < 0 ? "image preprocessing" : ("layer " + std::to_string(mem.peak_phase())).c_str(),
                format_bytes(p.of(MemCategory::kWeights)).c_str(), format_bytes(p.of(MemCategory::kActivations)).c_str(),
                format_bytes(p.of(MemCategory::kWorkspace)).c_str(), format_bytes(p.of(MemCategory::kOther)).c_str(),
-               format_bytes(std::max(pm.plan.peak_bytes, run.preprocess_peak)).c_str(), format_bytes(peak_rss_bytes()).c_str());
+               format_bytes(predicted_peak(pm, run)).c_str(), format_bytes(peak_rss_bytes()).c_str());
   if (pm.device)  // with --backend opencl the per-layer weights/workspace/activations columns are device bytes
     std::fprintf(out, "peak device memory: %s at %s on %s\n", format_bytes(run.device_mem.peak).c_str(),
                  run.device_mem.peak_layer < 0 ? "the input upload" : ("layer " + std::to_string(run.device_mem.peak_layer)).c_str(),
@@ -382,7 +389,7 @@ Status write_mem_report_json(const std::string& path, const PreparedModel& pm, c
                "\"peak_workspace\": %zu, \"peak_other\": %zu, \"predicted_peak_bytes\": %zu, \"predicted_peak_layer\": %d, "
                "\"peak_rss_bytes\": %zu, \"device_peak_bytes\": %llu, \"device_peak_layer\": %d}\n",
                mem.peak(), mem.peak_phase(), p.of(MemCategory::kWeights), p.of(MemCategory::kActivations),
-               p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), std::max(pm.plan.peak_bytes, run.preprocess_peak),
+               p.of(MemCategory::kWorkspace), p.of(MemCategory::kOther), predicted_peak(pm, run),
                run.preprocess_peak > pm.plan.peak_bytes ? -1 : pm.plan.peak_layer,
                peak_rss_bytes(), static_cast<unsigned long long>(run.device_mem.peak), run.device_mem.peak_layer);
   if (std::fclose(f) != 0) return Status(ErrorKind::kIo, path + ": write failed");

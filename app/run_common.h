@@ -78,7 +78,7 @@ struct PreparedModel {
 
 // Detection post-processing's limits for this network: the room its single-image arena leaves
 // above the outputs, with each result's record (and a name of up to kNameBytes) counted.
-constexpr size_t kNameBytes = 32;
+constexpr size_t kNameBytes = 16;
 PostLimits detect_post_limits(const Network& net, const Plan& plan);
 // The heap of a single image while its post-processing is at its limit: the outputs kept in
 // the shrunk arena plus the limit (at most the arena's size unless the minimum limits apply).

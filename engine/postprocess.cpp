@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "arena_plan.h"
+#include "layers/detection.h"
+#include "layers/region.h"
+#include "layers/yolo.h"
 
 namespace mdfi {
 
@@ -281,17 +284,34 @@ int head_classes(const Network& net) {
   return c;
 }
 
-PostLimits post_limits(size_t budget_bytes, int classes, size_t caller_bytes_per_result) {
+size_t head_boxes(const Network& net) {
+  size_t n = 0;
+  for (const auto& l : net.layers) {
+    if (const auto* y = dynamic_cast<const YoloLayer*>(l.get())) n += size_t(y->n()) * y->out.w * y->out.h;
+    else if (const auto* r = dynamic_cast<const RegionLayer*>(l.get())) n += size_t(r->n) * r->out.w * r->out.h;
+    else if (const auto* d = dynamic_cast<const DetectionLayer*>(l.get())) n += size_t(d->n) * d->side * d->side;
+  }
+  return n;
+}
+
+PostLimits post_limits(size_t budget_bytes, int classes, size_t boxes, size_t caller_bytes_per_result) {
   PostLimits l;
   l.bytes_per_result = sizeof(Found) + caller_bytes_per_result;
-  // Half for the candidates and NMS, half for the results and their records: the candidates
-  // are gone before the records are made, and the Found list is small beside either.
-  const size_t half = budget_bytes / 2, fixed = fixed_bytes(classes), per_candidate = candidate_bytes(classes);
-  l.max_candidates = std::max(kMinCandidates, half > fixed ? (half - fixed) / per_candidate : 0);
-  l.max_results = std::max(kMinResults, (budget_bytes - half) / l.bytes_per_result);
-  const size_t need = fixed + l.max_candidates * per_candidate + l.max_results * l.bytes_per_result;
-  const bool fits = fixed + l.max_candidates * per_candidate <= half && l.max_results * l.bytes_per_result <= budget_bytes - half;
-  l.budget_bytes = fits ? budget_bytes : std::max(budget_bytes, need);
+  // Three stages hold memory at once: the candidates with NMS's scratch; the candidates with the
+  // Found list made from them; the Found list with the caller's records (the candidates are gone).
+  // The results get what the last stage allows; the candidates what is left beside their Found
+  // list, which is every box the heads can give (Darknet's detection array) whenever that fits.
+  const size_t fixed = fixed_bytes(classes), per_candidate = candidate_bytes(classes);
+  const size_t results = budget_bytes / l.bytes_per_result;
+  const size_t used = fixed + results * sizeof(Found);
+  const size_t room = budget_bytes > used ? budget_bytes - used : 0;
+  l.max_candidates = std::min(boxes, std::max(kMinCandidates, room / per_candidate));
+  const size_t candidates_bytes = fixed + l.max_candidates * per_candidate;
+  const size_t beside = budget_bytes > candidates_bytes ? (budget_bytes - candidates_bytes) / sizeof(Found) : 0;
+  l.max_results = std::max(kMinResults, std::min(beside, results));
+  const size_t need =
+      std::max(candidates_bytes + l.max_results * sizeof(Found), l.max_results * l.bytes_per_result);
+  l.budget_bytes = std::max(budget_bytes, need);
   return l;
 }
 

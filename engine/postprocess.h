@@ -32,9 +32,12 @@ struct PostLimits {
 size_t post_room(const Plan& plan);
 // The classes of the network's detection heads (their largest).
 int head_classes(const Network& net);
-// Limits that fit `budget_bytes`; `caller_bytes_per_result` is what the caller adds per result.
-// Never below kMinCandidates/kMinResults (then budget_bytes grows to what they need).
-PostLimits post_limits(size_t budget_bytes, int classes, size_t caller_bytes_per_result);
+// The most candidate boxes the heads can give: one per cell and anchor, as Darknet allocates.
+size_t head_boxes(const Network& net);
+// Limits that fit `budget_bytes`: every one of `boxes` candidates when they fit, the results in
+// what is left; `caller_bytes_per_result` is what the caller holds per result. Never below
+// kMinCandidates (or `boxes`) and kMinResults: then budget_bytes grows to what they need.
+PostLimits post_limits(size_t budget_bytes, int classes, size_t boxes, size_t caller_bytes_per_result);
 constexpr size_t kMinCandidates = 1024, kMinResults = 1024;
 
 // Post-processing's heap in the run's tracker. `held` is what the process holds beside it (the

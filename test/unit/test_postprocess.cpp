@@ -110,7 +110,7 @@ TEST_CASE("bounded post-processing gives the oracle's results under its limits (
         PostHeap heap(nullptr);
         PostBytes found_bytes(heap);
         PostStats st;
-        const PostLimits limits = post_limits(size_t(64) << 20, kClasses, 120);
+        const PostLimits limits = post_limits(size_t(64) << 20, kClasses, head_boxes(net), 120);
         const auto got = bounded_results(net, o.out, 768, 576, opt, {}, top, limits, heap, found_bytes, &st);
         CHECK(st.candidates_kept == st.candidates);
         require_same(got, want);
@@ -132,7 +132,7 @@ TEST_CASE("bounded post-processing: the class filter equals filtering the oracle
   REQUIRE(!want.empty());
   PostHeap heap(nullptr);
   PostBytes found_bytes(heap);
-  const auto got = bounded_results(net, o.out, 768, 576, opt, keep, 0, post_limits(size_t(64) << 20, kClasses, 120),
+  const auto got = bounded_results(net, o.out, 768, 576, opt, keep, 0, post_limits(size_t(64) << 20, kClasses, head_boxes(net), 120),
                                    heap, found_bytes);
   require_same(got, want);
 }
@@ -141,7 +141,7 @@ TEST_CASE("bounded post-processing holds its limit however many boxes the heads 
   // Every cell over the threshold in every class: 3 x (26^2 + 52^2) = 10,140 boxes and, without
   // NMS, 811,200 results on the smaller network, four times that on the larger; both far over a
   // 2 MB limit.
-  const PostLimits limits = post_limits(2u << 20, kClasses, 120);
+  const PostLimits limits = post_limits(2u << 20, kClasses, size_t(1) << 20, 120);
   REQUIRE(limits.budget_bytes == (2u << 20));
   size_t peaks[2][2] = {{0, 0}, {0, 0}};
   for (int k = 0; k < 4; ++k) {
@@ -173,8 +173,9 @@ TEST_CASE("bounded post-processing holds its limit however many boxes the heads 
       CHECK(got.size() == std::min(st.results, limits.max_results));
       if (opt.nms == 0) CHECK(st.results > limits.max_results);
       for (size_t i = 1; i < got.size(); ++i) REQUIRE(got[i - 1].prob >= got[i].prob);
-      // The results' records (the caller's 120 bytes each) fit beside the Found list too.
-      CHECK(heap.peak() + got.size() * 120 <= limits.budget_bytes);
+      CHECK(heap.peak() <= limits.budget_bytes);
+      // Once the candidates are gone, the results' records (the caller's 120 bytes each) fit too.
+      CHECK(got.size() * limits.bytes_per_result <= limits.budget_bytes);
       CHECK(mem.peak() == heap.peak());  // counted in the tracker as it grew
       peaks[k / 2][k % 2] = heap.peak();
     }
