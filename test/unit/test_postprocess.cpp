@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 
+#include "app/results.h"
 #include "detect.h"
 #include "layers/yolo.h"
 #include "postprocess.h"
@@ -184,4 +185,30 @@ TEST_CASE("bounded post-processing holds its limit however many boxes the heads 
   // Without NMS both are at both limits: four times the boxes, the same heap (the limits, not the
   // box count, size it). With NMS the results left vary, within the limit checked above.
   CHECK(peaks[1][1] == peaks[1][0]);
+}
+
+TEST_CASE("post-processing's limits fit beside the outputs of every named detector, keeping every box", "[memory]") {
+  // What makes `mdfi plan`'s prediction hold for any number of boxes: the limits fill at most
+  // the room the single-image arena leaves above the network's outputs (no minimum forced them
+  // past it), and every box the heads can give fits, so only the results are ever cut.
+  std::vector<std::string> cfgs;
+  for (const char* n : {"yolov3", "yolov3-tiny", "yolov4-tiny", "yolov4", "yolov7-tiny", "yolo-fastest-1.1",
+                        "yolo-fastest-1.1-xl", "mobilenetv2-yolov3-nano"})
+    cfgs.push_back(source_path(std::string("cfg/") + n + ".cfg"));
+  for (const char* m : {"yoloface-50k/yoloface-50k.cfg", "mobilenetv2-yolo-fastest-voc-v2/MobileNetV2-YOLO-Fastest-voc-v2.cfg"})
+    if (!shared_path(std::string("models/") + m).empty()) cfgs.push_back(shared_path(std::string("models/") + m));
+  for (const std::string& cfg : cfgs) {
+    INFO(cfg);
+    auto net = load_network_cfg(cfg, BuildOptions{});
+    INFO(net.status().message());
+    REQUIRE(net.ok());
+    const Plan plan = make_plan(*net);
+    const size_t room = post_room(plan);
+    const PostLimits limits = post_limits(room, head_classes(*net), head_boxes(*net), sizeof(app::DetectionRecord) + 16);  // as detect
+    INFO("room " << room << ", limits " << limits.max_candidates << " boxes, " << limits.max_results << " results");
+    CHECK(room > 0);
+    CHECK(limits.budget_bytes == room);
+    CHECK(limits.max_candidates == head_boxes(*net));
+    CHECK(limits.max_results >= kMinResults);
+  }
 }
