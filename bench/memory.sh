@@ -42,10 +42,9 @@ for net in "${NETS[@]}"; do
   rm -f "$WORK"/dn.* "$WORK"/mdfi.*
   [ "${dn[0]}" = false ] || (cd "$WORK" && heaptrack -o "$WORK/dn" "${dn[@]}" </dev/null >/dev/null 2>&1) || true
   heaptrack -o "$WORK/mdfi" "$MDFI" -q $cmd --net "$net" -w "$weights" "$IMAGE" >/dev/null 2>&1
-  /usr/bin/time -v "$MDFI" -q $cmd --net "$net" -w "$weights" --mem-report "$WORK/report.json" "$IMAGE" \
+  /usr/bin/time -v "$MDFI" -q $cmd --net "$net" -w "$weights" --mem-report="$WORK/report.json" "$IMAGE" \
     >/dev/null 2>"$WORK/mdfi.time"
-  dn_heap=$(peak_heap_mb "$(ls "$WORK"/dn.*zst 2>/dev/null | head -1)")
-  [ "${dn[0]}" != false ] || dn_heap=-
+  if [ "${dn[0]}" = false ]; then dn_heap=-; else dn_heap=$(peak_heap_mb "$(ls "$WORK"/dn.*zst 2>/dev/null | head -1)"); fi
   md_heap=$(peak_heap_mb "$(ls "$WORK"/mdfi.*zst | head -1)")
   md_rss=$(max_rss_mb "$WORK/mdfi.time")
   reported=$(python3 -c "import json;d=json.load(open('$WORK/report.json'));print('%.1f'%(d['peak_bytes']/1e6))")
