@@ -85,13 +85,12 @@ Status make_dir(const std::string& dir) {
 }
 
 Status draw_result_to(const ImageResult& r, Task task, const std::string& path) {
-  auto canvas = load_canvas(r.image);
-  if (!canvas.ok()) return canvas.status();
+  MDFI_ASSIGN_OR_RETURN(auto canvas, load_canvas(r.image));
   if (task == Task::kDetect)
-    draw_detections(*canvas, r.detections);
+    draw_detections(canvas, r.detections);
   else
-    draw_classes(*canvas, r.classes);
-  return write_canvas(*canvas, path);
+    draw_classes(canvas, r.classes);
+  return write_canvas(canvas, path);
 }
 
 Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
@@ -120,12 +119,11 @@ Status check_outputs(const RunArgs& args, const InputFiles& read) {
 // --resume: drops the inputs already recorded in the -o file; `append` says whether the file
 // already holds data (then a CSV header is not written again).
 Status skip_recorded(RunArgs& args, Format format, bool& append) {
-  auto done = read_recorded(args.output, format);
-  if (!done.ok()) return done.status();
-  append = done->file_has_data;
+  MDFI_ASSIGN_OR_RETURN(auto done, read_recorded(args.output, format));
+  append = done.file_has_data;
   std::vector<std::string> todo;
   for (std::string& p : args.images)
-    if (!done->images.count(p)) todo.push_back(std::move(p));
+    if (!done.images.count(p)) todo.push_back(std::move(p));
   if (!verbosity().quiet)
     std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
                  args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "activation.h"
-#include "layer_catalog.h"
+#include "layer_registry.h"
 #include "layer_table.h"
 #include "model_args.h"
 #include "arena_plan.h"
@@ -31,8 +31,11 @@ Action add_info_command(CLI::App& app) {
   cmd->add_flag("--layers", *layers, "list the supported layer types and the keys read for each, then exit");
   return [args, layers]() {
     if (*layers) {
-      for (const LayerDoc& d : layer_catalog())
-        std::printf("[%s]\n  keys: %s\n  %s\n", d.section, *d.keys ? d.keys : "(none)", d.note);
+      auto print = [](const LayerRegistration& r) {
+        std::printf("[%s]\n  keys: %s\n  %s\n", r.section, *r.keys ? r.keys : "(none)", r.doc);
+      };
+      print(net_registration());
+      for (const LayerRegistration& r : registered_layers()) print(r);
       std::printf("activations: %s\n", activation_names().c_str());
       return int(kExitOk);
     }

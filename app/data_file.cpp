@@ -82,9 +82,8 @@ Result<DataFile> parse_data_text(const std::string& text, const std::string& pat
 }
 
 Result<DataFile> parse_data_file(const std::string& path) {
-  auto text = read_text(path, "data file");
-  if (!text.ok()) return text.status();
-  return parse_data_text(*text, path);
+  MDFI_ASSIGN_OR_RETURN(auto text, read_text(path, "data file"));
+  return parse_data_text(text, path);
 }
 
 Result<std::string> resolve_names_path(const DataFile& data) {

@@ -68,19 +68,18 @@ Status write_label_file(const std::string& path, const ImageResult& r) {
 
 Status write_crops(const ImageResult& r, DrawNamer& namer) {
   if (r.detections.empty()) return Status::Ok();
-  auto canvas = load_canvas(r.image);
-  if (!canvas.ok()) return canvas.status();
+  MDFI_ASSIGN_OR_RETURN(auto canvas, load_canvas(r.image));
   for (size_t i = 0; i < r.detections.size(); ++i) {
     const DetectionRecord& d = r.detections[i];
     // left..left+width inclusive (Darknet's box convention), inside the picture.
-    const int x0 = std::clamp(d.left, 0, canvas->w - 1), y0 = std::clamp(d.top, 0, canvas->h - 1);
-    const int x1 = std::clamp(d.left + d.width, x0, canvas->w - 1), y1 = std::clamp(d.top + d.height, y0, canvas->h - 1);
+    const int x0 = std::clamp(d.left, 0, canvas.w - 1), y0 = std::clamp(d.top, 0, canvas.h - 1);
+    const int x1 = std::clamp(d.left + d.width, x0, canvas.w - 1), y1 = std::clamp(d.top + d.height, y0, canvas.h - 1);
     Canvas crop;
     crop.w = x1 - x0 + 1;
     crop.h = y1 - y0 + 1;
     crop.px.resize(size_t(crop.w) * size_t(crop.h) * 3);
     for (int y = 0; y < crop.h; ++y)
-      std::memcpy(&crop.px[size_t(y) * size_t(crop.w) * 3], &canvas->px[(size_t(y0 + y) * size_t(canvas->w) + size_t(x0)) * 3],
+      std::memcpy(&crop.px[size_t(y) * size_t(crop.w) * 3], &canvas.px[(size_t(y0 + y) * size_t(canvas.w) + size_t(x0)) * 3],
                   size_t(crop.w) * 3);
     std::string cls = d.name;
     for (char& c : cls)

@@ -27,12 +27,12 @@ void Canvas::fill(int x0, int y0, int x1, int y1, Rgb c) {
 
 Result<Canvas> load_canvas(const std::string& path) {
   MemoryTracker mem;
-  auto im = load_image_u8(path, mem);  // interleaved RGB bytes, no float copy of a big photo
-  if (!im.ok()) return im.status();
+  // Interleaved RGB bytes: no float copy of a big photo.
+  MDFI_ASSIGN_OR_RETURN(const ImageU8 im, load_image_u8(path, mem));
   Canvas c;
-  c.w = im->w;
-  c.h = im->h;
-  const unsigned char* p = im->pixels();
+  c.w = im.w;
+  c.h = im.h;
+  const unsigned char* p = im.pixels();
   c.px.assign(p, p + size_t(c.w) * size_t(c.h) * 3);
   return c;
 }

@@ -126,9 +126,8 @@ Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_n
       }
     }
     if (need_weights) {
-      auto w = find_weights(*n, args.weights);
-      if (!w.ok()) return w.status();
-      m.weights_path = *w;
+      MDFI_ASSIGN_OR_RETURN(auto w, find_weights(*n, args.weights));
+      m.weights_path = w;
     } else {
       m.weights_path = args.weights;
     }
@@ -142,17 +141,15 @@ Result<ResolvedModel> resolve_model(const ModelArgs& args, const char* default_n
     m.labels_embedded = {};
     m.labels_origin = "--names";
   } else if (!args.data.empty()) {
-    auto data = parse_data_file(args.data);
-    if (!data.ok()) return data.status();
-    auto names = resolve_names_path(*data);
-    if (!names.ok()) return names.status();
-    if (looks_like_data_file(*names))
-      return Result<ResolvedModel>(ErrorKind::kUsage, *names + " (names= of " + args.data +
+    MDFI_ASSIGN_OR_RETURN(auto data, parse_data_file(args.data));
+    MDFI_ASSIGN_OR_RETURN(auto names, resolve_names_path(data));
+    if (looks_like_data_file(names))
+      return Result<ResolvedModel>(ErrorKind::kUsage, names + " (names= of " + args.data +
                                                           "): a Darknet .data file, not a names list");
-    m.labels_path = *names;
+    m.labels_path = names;
     m.labels_embedded = {};
     m.labels_origin = "names= of " + args.data;
-    m.data_classes = data->classes();
+    m.data_classes = data.classes();
   }
   return m;
 }
@@ -165,9 +162,8 @@ Result<Network> build_model(const ResolvedModel& m, const ModelArgs& args) {
     return Result<Network>(ErrorKind::kUsage, "--compat must be pjreddie, alexeyab or auto (got '" + args.compat + "')");
   auto load = [&m](const BuildOptions& o) -> Result<Network> {
     if (m.cfg_embedded.data() != nullptr) {
-      auto cfg = parse_cfg_text(std::string(m.cfg_embedded), m.cfg_path);
-      if (!cfg.ok()) return cfg.status();
-      return build_network(*cfg, o);
+      MDFI_ASSIGN_OR_RETURN(auto cfg, parse_cfg_text(std::string(m.cfg_embedded), m.cfg_path));
+      return build_network(cfg, o);
     }
     return load_network_cfg(m.cfg_path, o);
   };

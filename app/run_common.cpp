@@ -71,12 +71,10 @@ size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
 
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
   PreparedModel pm;
-  auto m = resolve_model(args.model, default_net, true);
-  if (!m.ok()) return m.status();
-  pm.model = *m;
-  auto net = build_model(pm.model, args.model);
-  if (!net.ok()) return net.status();
-  pm.net = std::move(*net);
+  MDFI_ASSIGN_OR_RETURN(auto m, resolve_model(args.model, default_net, true));
+  pm.model = m;
+  MDFI_ASSIGN_OR_RETURN(auto net, build_model(pm.model, args.model));
+  pm.net = std::move(net);
   if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
@@ -101,18 +99,16 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
                                               format_bytes(*budget) + " (without --keep-weights they are streamed)");
     }
   }
-  auto wf = WeightsFile::open(pm.model.weights_path);
-  if (!wf.ok()) return wf.status();
-  pm.weights = std::move(*wf);
+  MDFI_ASSIGN_OR_RETURN(auto wf, WeightsFile::open(pm.model.weights_path));
+  pm.weights = std::move(wf);
   MDFI_RETURN_IF_ERROR(pm.weights.validate(pm.net));
   const size_t classes = network_classes(pm.net);
   size_t names = 0;
   if (pm.model.labels_embedded.data() != nullptr) {
     pm.labels = parse_labels(pm.model.labels_embedded, classes, &names);
   } else {
-    auto labels = load_labels(pm.model.labels_path, classes, &names);
-    if (!labels.ok()) return labels.status();
-    pm.labels = std::move(*labels);
+    MDFI_ASSIGN_OR_RETURN(auto labels, load_labels(pm.model.labels_path, classes, &names));
+    pm.labels = std::move(labels);
   }
   if (verbosity().verbose && !pm.model.labels_path.empty())
     std::fprintf(stderr, "mdfi: labels %s (%s)\n", pm.model.labels_path.c_str(), pm.model.labels_origin.c_str());
@@ -244,16 +240,15 @@ Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs
   MemoryTracker mem;
   OpenedImage o;
   MDFI_RETURN_IF_ERROR(open_image(ImageSource{path, nullptr}, mem, o));
-  auto in = ImageInput::open(ImageBytes{path, o.fp}, input_spec(net), decode_options(args), mem);
-  if (!in.ok()) return in.status();
+  MDFI_ASSIGN_OR_RETURN(auto in, ImageInput::open(ImageBytes{path, o.fp}, input_spec(net), decode_options(args), mem));
   PreprocessEstimate e;
-  e.image_w = in->image_width();
-  e.image_h = in->image_height();
-  e.decoded_w = in->decoded_width();
-  e.decoded_h = in->decoded_height();
-  e.decoder = in->decoder_name();
-  e.setup_bytes = in->setup_bytes() + o.counted;
-  e.peak_bytes = preprocess_heap(*in, o.counted, arena_bytes);
+  e.image_w = in.image_width();
+  e.image_h = in.image_height();
+  e.decoded_w = in.decoded_width();
+  e.decoded_h = in.decoded_height();
+  e.decoder = in.decoder_name();
+  e.setup_bytes = in.setup_bytes() + o.counted;
+  e.peak_bytes = preprocess_heap(in, o.counted, arena_bytes);
   return e;
 }
 
@@ -273,24 +268,22 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
       const size_t beside = std::max(mem.arena_capacity(), pm.net.input_shape().bytes()) + opened.counted;
       decode.max_working_bytes = pm.budget > beside ? pm.budget - beside : 1;
     }
-    auto in = ImageInput::open(ImageBytes{path, opened.fp}, input_spec(pm.net), decode, mem);
-    if (!in.ok()) return in.status();
-    run.img_w = in->image_width();
-    run.img_h = in->image_height();
-    run.decoder = in->decoder_name();
-    run.preprocess_peak = preprocess_heap(*in, opened.counted, mem.arena_capacity());
+    MDFI_ASSIGN_OR_RETURN(auto in, ImageInput::open(ImageBytes{path, opened.fp}, input_spec(pm.net), decode, mem));
+    run.img_w = in.image_width();
+    run.img_h = in.image_height();
+    run.decoder = in.decoder_name();
+    run.preprocess_peak = preprocess_heap(in, opened.counted, mem.arena_capacity());
     if (pm.budget && run.preprocess_peak > pm.budget)
       return Result<ImageRun>(ErrorKind::kBudget,
                               path + ": decoding and letterboxing this " + std::to_string(run.img_w) + "x" +
                                   std::to_string(run.img_h) + " image needs " + format_bytes(run.preprocess_peak) +
-                                  " (" + in->decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
+                                  " (" + in.decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
                                   "; refused before decoding (try --fast-decode for a JPEG)");
     // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).
-    auto boxed = in->decode(MemCategory::kActivations);
-    if (!boxed.ok()) return boxed.status();
+    MDFI_ASSIGN_OR_RETURN(auto boxed, in.decode(MemCategory::kActivations));
     mem.raise_peak(run.preprocess_peak);
-    input = std::move(*boxed);
+    input = std::move(boxed);
   }
   std::string dump;
   if (!args.dump_dir.empty()) {
@@ -315,13 +308,11 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   exec.resident = pm.resident.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
   const auto t_forward = std::chrono::steady_clock::now();
-  auto out = pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks)
-                       : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec);
-  if (!out.ok()) return out.status();
+  MDFI_ASSIGN_OR_RETURN(auto out, pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks) : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec));
   const auto t_end = std::chrono::steady_clock::now();
   run.forward_ms = std::chrono::duration<double, std::milli>(t_end - t_forward).count();
   if (pm.device) run.device_mem = pm.device->device_memory();
-  run.out = std::move(*out);
+  run.out = std::move(out);
   // Device time per layer from the backend's event profiling, when it measured it.
   for (LayerRunStats& s : run.stats)
     if (size_t(s.index) < run.out.device_ms.size()) s.device_ms = run.out.device_ms[size_t(s.index)];

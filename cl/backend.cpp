@@ -24,10 +24,9 @@ namespace mdfi::cl {
 bool compiled_in() { return true; }
 
 Result<std::vector<DeviceSummary>> list_devices() {
-  auto all = enumerate_devices();
-  if (!all.ok()) return all.status();
+  MDFI_ASSIGN_OR_RETURN(auto all, enumerate_devices());
   std::vector<DeviceSummary> out;
-  for (const DeviceHandle& h : *all) out.push_back(h.info);
+  for (const DeviceHandle& h : all) out.push_back(h.info);
   return out;
 }
 
@@ -111,10 +110,9 @@ struct Backend::Impl {
     if (it != resident.end()) {
       w = &it->second;
     } else {
-      auto got = stream && job >= 0 ? conv_weights(layer, *stream, size_t(job), keep) : conv_weights(layer, params);
-      if (!got.ok()) return got.status();
-      if (keep) w = &resident.emplace(index, std::move(*got)).first->second;
-      else streamed = std::move(*got), w = &streamed;  // lives in the arena: the next conv overwrites it
+      MDFI_ASSIGN_OR_RETURN(auto got, stream && job >= 0 ? conv_weights(layer, *stream, size_t(job), keep) : conv_weights(layer, params));
+      if (keep) w = &resident.emplace(index, std::move(got)).first->second;
+      else streamed = std::move(got), w = &streamed;  // lives in the arena: the next conv overwrites it
     }
     stats.weight_bytes = w->bytes;
     return layers->forward(layer, ins, out, w);
@@ -126,20 +124,17 @@ struct Backend::Impl {
     std::vector<Buffer> host_in;
     LayerIO io;
     for (size_t s = 0; s < inputs.size(); ++s) {
-      auto b = Buffer::make(mem, layer.source_shapes.empty() ? layer.in.count() : layer.source_shapes[s].count(),
-                            MemCategory::kActivations, "a host copy of a layer input");
-      if (!b.ok()) return b.status();
-      MDFI_RETURN_IF_ERROR(rt->read(*inputs[s], b->data(), b->bytes()));
-      io.inputs.push_back(b->data());
-      host_in.push_back(std::move(*b));
+      MDFI_ASSIGN_OR_RETURN(auto b, Buffer::make(mem, layer.source_shapes.empty() ? layer.in.count() : layer.source_shapes[s].count(), MemCategory::kActivations, "a host copy of a layer input"));
+      MDFI_RETURN_IF_ERROR(rt->read(*inputs[s], b.data(), b.bytes()));
+      io.inputs.push_back(b.data());
+      host_in.push_back(std::move(b));
     }
-    auto o = Buffer::make(mem, layer.out.count(), MemCategory::kActivations, "a host layer output");
-    if (!o.ok()) return o.status();
-    io.output = o->data();
+    MDFI_ASSIGN_OR_RETURN(auto o, Buffer::make(mem, layer.out.count(), MemCategory::kActivations, "a host layer output"));
+    io.output = o.data();
     io.params = &params;
     io.mem = &mem;
     MDFI_RETURN_IF_ERROR(layer.forward(io));
-    return rt->write(out, o->data(), o->bytes());
+    return rt->write(out, o.data(), o.bytes());
   }
 };
 
@@ -173,18 +168,16 @@ class DeviceExec : public ExecBackend {
     }
     for (auto& slot : im_.slots) MDFI_RETURN_IF_ERROR(slot->ensure(rt_, largest * 4));
     stream_ = std::make_unique<WeightStream>(rt_, *im_.pool, weights_, im_.slots, std::move(jobs));
-    auto in = rt_.alloc(input.bytes(), "the network input");
-    if (!in.ok()) return in.status();
-    MDFI_RETURN_IF_ERROR(rt_.write(*in, input.data(), input.bytes()));
-    at(-1) = std::move(*in);
+    MDFI_ASSIGN_OR_RETURN(auto in, rt_.alloc(input.bytes(), "the network input"));
+    MDFI_RETURN_IF_ERROR(rt_.write(in, input.data(), input.bytes()));
+    at(-1) = std::move(in);
     input.reset();
     return Status::Ok();
   }
   void at_layer(int layer) override { rt_.memory().set_phase(layer); }
   Status allocate(int id, size_t floats) override {
-    auto out = rt_.alloc(floats * 4, "a layer output");
-    if (!out.ok()) return out.status();
-    at(id) = std::move(*out);
+    MDFI_ASSIGN_OR_RETURN(auto out, rt_.alloc(floats * 4, "a layer output"));
+    at(id) = std::move(out);
     return Status::Ok();
   }
   Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
@@ -217,9 +210,8 @@ class DeviceExec : public ExecBackend {
   }
   void release(int id) override { at(id).reset(); }
   Result<Buffer> take(int id, size_t floats, MemoryTracker& mem) override {
-    auto h = Buffer::make(mem, floats, MemCategory::kActivations, "a kept output");
-    if (!h.ok()) return h.status();
-    MDFI_RETURN_IF_ERROR(rt_.read(at(id), h->data(), h->bytes()));
+    MDFI_ASSIGN_OR_RETURN(auto h, Buffer::make(mem, floats, MemCategory::kActivations, "a kept output"));
+    MDFI_RETURN_IF_ERROR(rt_.read(at(id), h.data(), h.bytes()));
     at(id).reset();
     return h;
   }
@@ -262,9 +254,8 @@ Backend::~Backend() {
 Result<std::unique_ptr<Backend>> Backend::open(const BackendOptions& opts) {
   auto impl = std::make_unique<Impl>();
   impl->opts = opts;
-  auto rt = Runtime::open(opts.device);
-  if (!rt.ok()) return rt.status();
-  impl->rt = std::move(*rt);
+  MDFI_ASSIGN_OR_RETURN(auto rt, Runtime::open(opts.device));
+  impl->rt = std::move(rt);
   impl->tuner = std::make_unique<GemmTuner>(*impl->rt, opts.autotune && impl->rt->device().is_gpu);
   impl->layers = std::make_unique<DeviceLayers>(*impl->rt, *impl->tuner);
   const int threads = opts.read_threads > 0 ? opts.read_threads
@@ -316,43 +307,36 @@ Result<std::vector<float>> Backend::forward_layer(const Layer& layer, const std:
   std::vector<const DevBuf*> ins;
   for (size_t s = 0; s < inputs.size(); ++s) {
     const Shape sh = layer.source_shapes.empty() ? layer.in : layer.source_shapes[s];
-    auto b = rt.alloc(sh.bytes(), "a layer input");
-    if (!b.ok()) return b.status();
-    MDFI_RETURN_IF_ERROR(rt.write(*b, inputs[s], sh.bytes()));
-    in.push_back(std::move(*b));
+    MDFI_ASSIGN_OR_RETURN(auto b, rt.alloc(sh.bytes(), "a layer input"));
+    MDFI_RETURN_IF_ERROR(rt.write(b, inputs[s], sh.bytes()));
+    in.push_back(std::move(b));
   }
   for (const DevBuf& b : in) ins.push_back(&b);
-  auto out = rt.alloc(layer.out.bytes(), "a layer output");
-  if (!out.ok()) return out.status();
+  MDFI_ASSIGN_OR_RETURN(auto out, rt.alloc(layer.out.bytes(), "a layer output"));
   MemoryTracker mem;
   LayerRunStats stats;
-  MDFI_RETURN_IF_ERROR(im.run_layer(layer, -1, ins, *out, params, nullptr, -1, mem, stats));
-  MDFI_RETURN_IF_ERROR(rt.read(*out, host.data(), layer.out.bytes()));
+  MDFI_RETURN_IF_ERROR(im.run_layer(layer, -1, ins, out, params, nullptr, -1, mem, stats));
+  MDFI_RETURN_IF_ERROR(rt.read(out, host.data(), layer.out.bytes()));
   return host;
 }
 
 Status Backend::gemm(int M, int N, int K, const float* A, const float* B, float* C) {
   Runtime& rt = *impl_->rt;
-  auto plan = impl_->tuner->plan_for(M, N, K);
-  if (!plan.ok()) return plan.status();
-  const GemmPlan& p = *plan;
+  MDFI_ASSIGN_OR_RETURN(auto plan, impl_->tuner->plan_for(M, N, K));
+  const GemmPlan& p = plan;
   // The operands in the padded layout the kernels read (im2col produces B that way on its own).
   std::vector<float> at(p.at_floats(), 0.f), b(p.b_floats(), 0.f);
   for (int m = 0; m < M; ++m)
     for (int k = 0; k < K; ++k) at[size_t(k) * p.Mp + m] = A[size_t(m) * K + k];
   for (int k = 0; k < K; ++k) std::copy(B + size_t(k) * N, B + size_t(k + 1) * N, b.begin() + long(k) * p.Np);
-  auto dat = rt.alloc(at.size() * 4, "A");
-  if (!dat.ok()) return dat.status();
-  auto db = rt.alloc(b.size() * 4, "B");
-  if (!db.ok()) return db.status();
-  auto dc = rt.alloc(size_t(M) * N * 4, "C");
-  if (!dc.ok()) return dc.status();
-  auto part = rt.alloc(std::max<size_t>(p.partial_floats(), 1) * 4, "partial sums");
-  if (!part.ok()) return part.status();
-  MDFI_RETURN_IF_ERROR(rt.write(*dat, at.data(), at.size() * 4));
-  MDFI_RETURN_IF_ERROR(rt.write(*db, b.data(), b.size() * 4));
-  MDFI_RETURN_IF_ERROR(enqueue_gemm(rt, p, dat->get(), db->get(), dc->get(), nullptr, -1, part->get()));
-  return rt.read(*dc, C, size_t(M) * N * 4);
+  MDFI_ASSIGN_OR_RETURN(auto dat, rt.alloc(at.size() * 4, "A"));
+  MDFI_ASSIGN_OR_RETURN(auto db, rt.alloc(b.size() * 4, "B"));
+  MDFI_ASSIGN_OR_RETURN(auto dc, rt.alloc(size_t(M) * N * 4, "C"));
+  MDFI_ASSIGN_OR_RETURN(auto part, rt.alloc(std::max<size_t>(p.partial_floats(), 1) * 4, "partial sums"));
+  MDFI_RETURN_IF_ERROR(rt.write(dat, at.data(), at.size() * 4));
+  MDFI_RETURN_IF_ERROR(rt.write(db, b.data(), b.size() * 4));
+  MDFI_RETURN_IF_ERROR(enqueue_gemm(rt, p, dat.get(), db.get(), dc.get(), nullptr, -1, part.get()));
+  return rt.read(dc, C, size_t(M) * N * 4);
 }
 
 }  // namespace mdfi::cl

@@ -103,22 +103,21 @@ static std::string lower(std::string s) {
 }
 
 Result<DeviceHandle> select_device(const std::string& spec) {
-  auto all = enumerate_devices();
-  if (!all.ok()) return all.status();
+  MDFI_ASSIGN_OR_RETURN(auto all, enumerate_devices());
   if (spec.empty()) {
-    for (const DeviceHandle& h : *all)
+    for (const DeviceHandle& h : all)
       if (h.is_gpu) return h;
-    return all->front();
+    return all.front();
   }
   const bool numeric = std::all_of(spec.begin(), spec.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   if (numeric) {
     const size_t i = std::stoul(spec);
-    if (i < all->size()) return (*all)[i];
-    return Status(ErrorKind::kUsage, "--device " + spec + ": there are only " + std::to_string(all->size()) +
+    if (i < all.size()) return (all)[i];
+    return Status(ErrorKind::kUsage, "--device " + spec + ": there are only " + std::to_string(all.size()) +
                                          " OpenCL devices (see `mdfi devices`)");
   }
   const std::string want = lower(spec);
-  for (const DeviceHandle& h : *all)
+  for (const DeviceHandle& h : all)
     if (lower(h.info.platform + " / " + h.info.name).find(want) != std::string::npos) return h;
   return Status(ErrorKind::kUsage, "--device " + spec + ": no OpenCL device or platform name contains it (see `mdfi devices`)");
 }

@@ -2,6 +2,8 @@
 // weight preparation into owned buffers or the arena, and each layer's kernel launches.
 #include "layers.h"
 
+#include <cstring>
+
 #include "layers/conv.h"
 #include "layers/maxpool.h"
 #include "layers/route.h"
@@ -14,32 +16,56 @@ namespace mdfi::cl {
 // common.cl numbers the activations as the enum does; a new one must be added there too.
 static_assert(int(Activation::kGelu) == 18, "cl/kernels/common.cl's ACT_ list must follow mdfi::Activation");
 
-bool DeviceLayers::on_device(const Layer& l) {
-  if (dynamic_cast<const ConvLayer*>(&l) || dynamic_cast<const MaxPoolLayer*>(&l) ||
-      dynamic_cast<const RouteLayer*>(&l) || dynamic_cast<const ShortcutLayer*>(&l) ||
-      dynamic_cast<const YoloLayer*>(&l))
-    return true;
-  if (auto* u = dynamic_cast<const UpsampleLayer*>(&l)) return !u->reverse;
-  return false;
+namespace {
+
+// The device kernels, keyed by the kind() of the layer they implement: the one place that says
+// which layers run on the device. A new kernel is a row here and a method of DeviceLayers.
+struct Kernel {
+  const char* kind;
+  Status (DeviceLayers::*run)(const Layer&, const std::vector<const DevBuf*>&, const DevBuf&, const ConvWeights*);
+  bool (*runs)(const Layer&);  // nullptr: every layer of the kind
+  bool conv_weights;           // its parameters are prepared by prepare_conv
+};
+
+bool not_reverse(const Layer& l) { return !static_cast<const UpsampleLayer&>(l).reverse; }
+
+const Kernel kKernels[] = {
+    {"conv", &DeviceLayers::conv, nullptr, true},
+    {"max", &DeviceLayers::maxpool, nullptr, false},
+    {"upsample", &DeviceLayers::upsample, &not_reverse, false},
+    {"route", &DeviceLayers::route, nullptr, false},
+    {"res", &DeviceLayers::shortcut, nullptr, false},
+    {"yolo", &DeviceLayers::yolo, nullptr, false},
+};
+
+const Kernel* kernel_for(const Layer& l) {
+  for (const Kernel& k : kKernels)
+    if (std::strcmp(k.kind, l.kind()) == 0) return (!k.runs || k.runs(l)) ? &k : nullptr;
+  return nullptr;
 }
 
-bool DeviceLayers::takes_conv_weights(const Layer& l) { return dynamic_cast<const ConvLayer*>(&l) != nullptr; }
+}  // namespace
+
+bool DeviceLayers::on_device(const Layer& l) { return kernel_for(l) != nullptr; }
+
+bool DeviceLayers::takes_conv_weights(const Layer& l) {
+  const Kernel* k = kernel_for(l);
+  return k && k->conv_weights;
+}
 
 Status DeviceLayers::ensure(DevBuf& buf, size_t bytes, const char* what) {
   if (buf.bytes() >= bytes) return Status::Ok();
   buf.reset();
-  auto b = rt_.alloc(bytes, what);
-  if (!b.ok()) return b.status();
-  buf = std::move(*b);
+  MDFI_ASSIGN_OR_RETURN(auto b, rt_.alloc(bytes, what));
+  buf = std::move(b);
   return Status::Ok();
 }
 
 Status DeviceLayers::place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& arena, cl_mem* where, size_t bytes,
                            const char* what) {
   if (own) {
-    auto b = rt_.alloc(bytes, what);
-    if (!b.ok()) return b.status();
-    own_buf = std::move(*b);
+    MDFI_ASSIGN_OR_RETURN(auto b, rt_.alloc(bytes, what));
+    own_buf = std::move(b);
     *where = own_buf.get();
   } else {
     MDFI_RETURN_IF_ERROR(ensure(arena, bytes, what));
@@ -67,17 +93,20 @@ Result<ConvWeights> DeviceLayers::prepare_conv(const Layer& layer, const DevBuf&
     MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_direct", 1, &g, nullptr, {raw.get(), M, K, bn, cw.w}));
     return cw;
   }
-  auto plan = tuner_.plan_for(M, l.out.h * l.out.w, K);
-  if (!plan.ok()) return plan.status();
-  cw.plan = *plan;
+  MDFI_ASSIGN_OR_RETURN(auto plan, tuner_.plan_for(M, l.out.h * l.out.w, K));
+  cw.plan = plan;
   MDFI_RETURN_IF_ERROR(place(cw, own, cw.own_w, w_arena_, &cw.w, cw.plan.at_floats() * 4, "conv weights"));
   const size_t g[2] = {size_t(cw.plan.Mp), size_t(cw.plan.Kp)}, lo[2] = {64, 1};
   MDFI_RETURN_IF_ERROR(rt_.launch("prep_weights_t", 2, g, lo, {raw.get(), M, K, bn, cw.plan.Mp, cw.w}));
   return cw;
 }
 
-Status DeviceLayers::conv(const Layer& layer, const DevBuf& in, const DevBuf& out, const ConvWeights& w) {
+Status DeviceLayers::conv(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                          const ConvWeights* weights) {
+  if (!weights) return Status(ErrorKind::kInternal, "conv on the device without prepared weights");
   const auto& l = static_cast<const ConvLayer&>(layer);
+  const ConvWeights& w = *weights;
+  const DevBuf& in = *inputs[0];
   const int act = int(l.activation);
   if (w.direct) {
     const size_t g[3] = {size_t(l.out.w), size_t(l.out.h), size_t(l.out.c)}, lo[3] = {16, 4, 1};
@@ -100,49 +129,61 @@ Status DeviceLayers::conv(const Layer& layer, const DevBuf& in, const DevBuf& ou
   return enqueue_gemm(rt_, p, w.w, B, out.get(), w.bias, act, partial_.get());
 }
 
+Status DeviceLayers::maxpool(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                             const ConvWeights*) {
+  const auto* m = static_cast<const MaxPoolLayer*>(&layer);
+  const size_t g[3] = {size_t(m->out.w), size_t(m->out.h), size_t(m->out.c)}, lo[3] = {16, 4, 1};
+  return rt_.launch("maxpool", 3, g, lo,
+                    {inputs[0]->get(), m->in.h, m->in.w, m->size, m->stride, m->padding, m->out.h, m->out.w, out.get()});
+}
+
+Status DeviceLayers::upsample(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                              const ConvWeights*) {
+  const auto* u = static_cast<const UpsampleLayer*>(&layer);
+  const size_t g[3] = {size_t(u->out.w), size_t(u->out.h), size_t(u->out.c)}, lo[3] = {16, 4, 1};
+  return rt_.launch("upsample_nn", 3, g, lo,
+                    {inputs[0]->get(), u->in.h, u->in.w, u->stride, u->scale, u->out.h, u->out.w, out.get()});
+}
+
+Status DeviceLayers::route(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                           const ConvWeights*) {
+  size_t off = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const size_t bytes = layer.source_shapes[i].bytes();
+    MDFI_RETURN_IF_ERROR(rt_.copy(*inputs[i], 0, out, off, bytes));
+    off += bytes;
+  }
+  return Status::Ok();
+}
+
+Status DeviceLayers::shortcut(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                              const ConvWeights*) {
+  const auto* s = static_cast<const ShortcutLayer*>(&layer);
+  const Shape& o = s->out;
+  const Shape& a = s->source_shapes[1];
+  const size_t g = o.count(), lo = 256;
+  return rt_.launch("shortcut", 1, &g, &lo,
+                    {inputs[0]->get(), inputs[1]->get(), o.c, o.h, o.w, a.c, a.h, a.w, s->alpha, s->beta,
+                     int(s->activation), out.get()});
+}
+
+Status DeviceLayers::yolo(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
+                          const ConvWeights*) {
+  const auto* y = static_cast<const YoloLayer*>(&layer);
+  const size_t g = y->out.count(), lo = 256;
+  // The same float bias and shift rule as YoloLayer::forward.
+  const float bias = float(-0.5 * (double(y->scale_x_y) - 1));
+  const int shift = y->scale_x_y != 1 || y->new_coords;
+  return rt_.launch("yolo_logistic", 1, &g, &lo,
+                    {inputs[0]->get(), y->out.h * y->out.w, y->classes, y->n(), y->scale_x_y, bias, shift,
+                     int(y->new_coords), out.get()});
+}
+
 Status DeviceLayers::forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
                              const ConvWeights* w) {
-  if (dynamic_cast<const ConvLayer*>(&layer)) {
-    if (!w) return Status(ErrorKind::kInternal, "conv on the device without prepared weights");
-    return conv(layer, *inputs[0], out, *w);
-  }
-  if (auto* m = dynamic_cast<const MaxPoolLayer*>(&layer)) {
-    const size_t g[3] = {size_t(m->out.w), size_t(m->out.h), size_t(m->out.c)}, lo[3] = {16, 4, 1};
-    return rt_.launch("maxpool", 3, g, lo,
-                      {inputs[0]->get(), m->in.h, m->in.w, m->size, m->stride, m->padding, m->out.h, m->out.w, out.get()});
-  }
-  if (auto* u = dynamic_cast<const UpsampleLayer*>(&layer)) {
-    const size_t g[3] = {size_t(u->out.w), size_t(u->out.h), size_t(u->out.c)}, lo[3] = {16, 4, 1};
-    return rt_.launch("upsample_nn", 3, g, lo,
-                      {inputs[0]->get(), u->in.h, u->in.w, u->stride, u->scale, u->out.h, u->out.w, out.get()});
-  }
-  if (dynamic_cast<const RouteLayer*>(&layer)) {
-    size_t off = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const size_t bytes = layer.source_shapes[i].bytes();
-      MDFI_RETURN_IF_ERROR(rt_.copy(*inputs[i], 0, out, off, bytes));
-      off += bytes;
-    }
-    return Status::Ok();
-  }
-  if (auto* s = dynamic_cast<const ShortcutLayer*>(&layer)) {
-    const Shape& o = s->out;
-    const Shape& a = s->source_shapes[1];
-    const size_t g = o.count(), lo = 256;
-    return rt_.launch("shortcut", 1, &g, &lo,
-                      {inputs[0]->get(), inputs[1]->get(), o.c, o.h, o.w, a.c, a.h, a.w, s->alpha, s->beta,
-                       int(s->activation), out.get()});
-  }
-  if (auto* y = dynamic_cast<const YoloLayer*>(&layer)) {
-    const size_t g = y->out.count(), lo = 256;
-    // The same float bias and shift rule as YoloLayer::forward.
-    const float bias = float(-0.5 * (double(y->scale_x_y) - 1));
-    const int shift = y->scale_x_y != 1 || y->new_coords;
-    return rt_.launch("yolo_logistic", 1, &g, &lo,
-                      {inputs[0]->get(), y->out.h * y->out.w, y->classes, y->n(), y->scale_x_y, bias, shift,
-                       int(y->new_coords), out.get()});
-  }
-  return Status(ErrorKind::kInternal, std::string("no device kernel for layer type ") + layer.kind());
+  const Kernel* k = kernel_for(layer);
+  if (!k) return Status(ErrorKind::kInternal, std::string("no device kernel for layer type ") + layer.kind());
+  return (this->*(k->run))(layer, inputs, out, w);
 }
 
 }  // namespace mdfi::cl

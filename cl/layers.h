@@ -42,11 +42,19 @@ class DeviceLayers {
   // out = layer(inputs); `w` only for convolutions.
   Status forward(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out, const ConvWeights* w);
 
+  // The kernels, one per layer kind (layers.cpp's table says which kind each one runs).
+  using Inputs = std::vector<const DevBuf*>;
+  Status conv(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights* w);
+  Status maxpool(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights*);
+  Status upsample(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights*);
+  Status route(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights*);
+  Status shortcut(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights*);
+  Status yolo(const Layer& layer, const Inputs& inputs, const DevBuf& out, const ConvWeights*);
+
   size_t workspace_bytes() const { return cols_.bytes() + partial_.bytes(); }
   size_t arena_bytes() const { return w_arena_.bytes() + bias_arena_.bytes(); }
 
  private:
-  Status conv(const Layer& layer, const DevBuf& in, const DevBuf& out, const ConvWeights& w);
   Status ensure(DevBuf& buf, size_t bytes, const char* what);
   Status place(ConvWeights& cw, bool own, DevBuf& own_buf, DevBuf& arena, cl_mem* where, size_t bytes, const char* what);
   Runtime& rt_;

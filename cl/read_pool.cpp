@@ -46,9 +46,8 @@ Status ReadPool::read(WeightsFile& weights, const Layer& layer, size_t begin, fl
     files_.clear();
     files_.resize(size_t(threads_));
     for (int t = 1; t < threads_; ++t) {
-      auto f = WeightsFile::open(weights.path());
-      if (!f.ok()) return f.status();
-      files_[size_t(t)] = std::move(*f);
+      MDFI_ASSIGN_OR_RETURN(auto f, WeightsFile::open(weights.path()));
+      files_[size_t(t)] = std::move(f);
     }
     path_ = weights.path();
   }

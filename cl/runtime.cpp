@@ -32,10 +32,9 @@ std::string program_source() {
 }
 
 Result<std::unique_ptr<Runtime>> Runtime::open(const std::string& device_spec) {
-  auto dev = select_device(device_spec);
-  if (!dev.ok()) return dev.status();
+  MDFI_ASSIGN_OR_RETURN(auto dev, select_device(device_spec));
   std::unique_ptr<Runtime> rt(new Runtime());
-  rt->dev_ = *dev;
+  rt->dev_ = dev;
   cl_int err = CL_SUCCESS;
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, cl_context_properties(rt->dev_.platform), 0};
   rt->ctx_ = clCreateContext(props, 1, &rt->dev_.device, nullptr, nullptr, &err);
@@ -45,10 +44,9 @@ Result<std::unique_ptr<Runtime>> Runtime::open(const std::string& device_spec) {
   if (err != CL_SUCCESS) return cl_error(err, "creating a command queue on " + rt->dev_.info.name);
   rt->upload_queue_ = clCreateCommandQueue(rt->ctx_, rt->dev_.device, CL_QUEUE_PROFILING_ENABLE, &err);
   if (err != CL_SUCCESS) return cl_error(err, "creating an upload queue on " + rt->dev_.info.name);
-  auto prog = build_program(rt->ctx_, rt->dev_, program_source(), "-cl-std=CL1.2 -cl-mad-enable");
-  if (!prog.ok()) return prog.status();
-  rt->program_ = prog->program;
-  rt->from_cache_ = prog->from_cache;
+  MDFI_ASSIGN_OR_RETURN(auto prog, build_program(rt->ctx_, rt->dev_, program_source(), "-cl-std=CL1.2 -cl-mad-enable"));
+  rt->program_ = prog.program;
+  rt->from_cache_ = prog.from_cache;
   cl_uint nk = 0;
   MDFI_CL_CHECK(clCreateKernelsInProgram(rt->program_, 0, nullptr, &nk), "listing kernels");
   std::vector<cl_kernel> ks(nk);

@@ -105,24 +105,20 @@ GemmPlan GemmTuner::heuristic(int M, int N, int K) const {
 }
 
 Result<double> GemmTuner::time_plan(const GemmPlan& p, int reps) {
-  auto at = rt_.alloc(p.at_floats() * 4, "tuning A");
-  if (!at.ok()) return at.status();
-  auto b = rt_.alloc(p.b_floats() * 4, "tuning B");
-  if (!b.ok()) return b.status();
-  auto c = rt_.alloc(size_t(p.M) * p.N * 4, "tuning C");
-  if (!c.ok()) return c.status();
-  auto part = rt_.alloc(std::max<size_t>(p.partial_floats(), 1) * 4, "tuning partial sums");
-  if (!part.ok()) return part.status();
+  MDFI_ASSIGN_OR_RETURN(auto at, rt_.alloc(p.at_floats() * 4, "tuning A"));
+  MDFI_ASSIGN_OR_RETURN(auto b, rt_.alloc(p.b_floats() * 4, "tuning B"));
+  MDFI_ASSIGN_OR_RETURN(auto c, rt_.alloc(size_t(p.M) * p.N * 4, "tuning C"));
+  MDFI_ASSIGN_OR_RETURN(auto part, rt_.alloc(std::max<size_t>(p.partial_floats(), 1) * 4, "tuning partial sums"));
   // Not zeros: fresh memory often is, and zeros can run faster than real data.
   const float pattern = 0.37f;
-  MDFI_CL_CHECK(clEnqueueFillBuffer(rt_.queue(), at->get(), &pattern, 4, 0, at->bytes(), 0, nullptr, nullptr), "fill");
-  MDFI_CL_CHECK(clEnqueueFillBuffer(rt_.queue(), b->get(), &pattern, 4, 0, b->bytes(), 0, nullptr, nullptr), "fill");
-  MDFI_RETURN_IF_ERROR(enqueue_gemm(rt_, p, at->get(), b->get(), c->get(), nullptr, -1, part->get()));
+  MDFI_CL_CHECK(clEnqueueFillBuffer(rt_.queue(), at.get(), &pattern, 4, 0, at.bytes(), 0, nullptr, nullptr), "fill");
+  MDFI_CL_CHECK(clEnqueueFillBuffer(rt_.queue(), b.get(), &pattern, 4, 0, b.bytes(), 0, nullptr, nullptr), "fill");
+  MDFI_RETURN_IF_ERROR(enqueue_gemm(rt_, p, at.get(), b.get(), c.get(), nullptr, -1, part.get()));
   MDFI_RETURN_IF_ERROR(rt_.finish());
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    MDFI_RETURN_IF_ERROR(enqueue_gemm(rt_, p, at->get(), b->get(), c->get(), nullptr, -1, part->get()));
+    MDFI_RETURN_IF_ERROR(enqueue_gemm(rt_, p, at.get(), b.get(), c.get(), nullptr, -1, part.get()));
     MDFI_RETURN_IF_ERROR(rt_.finish());
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }

@@ -33,9 +33,8 @@ Status StagingSlot::ensure(Runtime& rt, size_t bytes) {
   if (err != CL_SUCCESS) return cl_error(err, "allocating a pinned staging buffer");
   host_ = clEnqueueMapBuffer(rt.upload_queue(), buf_, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
   if (err != CL_SUCCESS) return cl_error(err, "mapping the staging buffer");
-  auto raw = rt.alloc(bytes, "raw layer parameters");
-  if (!raw.ok()) return raw.status();
-  device = std::move(*raw);
+  MDFI_ASSIGN_OR_RETURN(auto raw, rt.alloc(bytes, "raw layer parameters"));
+  device = std::move(raw);
   bytes_ = bytes;
   return Status::Ok();
 }

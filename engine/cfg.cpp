@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -10,55 +11,31 @@
 #include <sstream>
 #include <utility>
 
+#include "layer_registry.h"
+
 namespace mdfi {
 namespace {
 
+// Sections Darknet's parser.c knows that mdfi does not build, with their spellings: parsed, so
+// build_network can say "not supported" rather than "unknown section". The sections mdfi builds,
+// and their aliases, come from the layer registry (layer_registry.h).
 struct Alias {
   const char* raw;
   const char* canonical;
 };
-
-// Darknet's own spellings (parser.c string_to_layer_type) plus the long forms.
-const Alias kAliases[] = {
-    {"net", "net"},
-    {"network", "net"},
-    {"conv", "convolutional"},
-    {"convolutional", "convolutional"},
-    {"conn", "connected"},
-    {"connected", "connected"},
-    {"max", "maxpool"},
-    {"maxpool", "maxpool"},
-    {"avg", "avgpool"},
-    {"avgpool", "avgpool"},
-    {"soft", "softmax"},
-    {"softmax", "softmax"},
-    {"route", "route"},
-    {"shortcut", "shortcut"},
-    {"upsample", "upsample"},
-    {"yolo", "yolo"},
-    {"region", "region"},
-    {"reorg", "reorg"},
-    {"dropout", "dropout"},
-    {"cost", "cost"},
-    {"crop", "crop"},
-    {"local", "local"},
-    {"detection", "detection"},
-    {"batchnorm", "batchnorm"},
-    {"lrn", "normalization"},
-    {"normalization", "normalization"},
-    {"deconv", "deconvolutional"},
-    {"deconvolutional", "deconvolutional"},
-    {"activation", "activation"},
-    {"logistic", "logistic"},
-    {"l2norm", "l2norm"},
-    {"rnn", "rnn"},
-    {"gru", "gru"},
-    {"lstm", "lstm"},
-    {"crnn", "crnn"},
+const Alias kNotBuilt[] = {
+    {"deconv", "deconvolutional"}, {"deconvolutional", "deconvolutional"}, {"activation", "activation"},
+    {"logistic", "logistic"},      {"l2norm", "l2norm"},                   {"rnn", "rnn"},
+    {"gru", "gru"},                {"lstm", "lstm"},                       {"crnn", "crnn"},
     {"iseg", "iseg"},
-    {"scale_channels", "scale_channels"},  // AlexeyAB
-    {"sam", "sam"},                        // AlexeyAB
 };
+
+bool spelled(const LayerRegistration& r, const std::string& raw) {
+  if (raw == r.section) return true;
+  for (const char* a : r.aliases)
+    if (raw == a) return true;
+  return false;
+}
 
 std::string strip_all_space(const std::string& s) {
   std::string out;
@@ -76,16 +53,20 @@ std::string clip(const std::string& s) { return s.size() <= 60 ? s : s.substr(0,
 }  // namespace
 
 std::string canonical_section(const std::string& raw) {
-  for (const Alias& a : kAliases)
+  if (spelled(net_registration(), raw)) return net_registration().section;
+  for (const LayerRegistration& r : registered_layers())
+    if (spelled(r, raw)) return r.section;
+  for (const Alias& a : kNotBuilt)
     if (raw == a.raw) return a.canonical;
   return "";
 }
 
 const std::vector<std::string>& known_sections() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const Alias& a : kAliases)
-      if (std::string(a.raw) == a.canonical) v.push_back(a.raw);
+    std::vector<std::string> v{net_registration().section};
+    for (const LayerRegistration& r : registered_layers()) v.push_back(r.section);
+    for (const Alias& a : kNotBuilt)
+      if (std::string(a.raw) == a.canonical && std::find(v.begin(), v.end(), a.raw) == v.end()) v.push_back(a.raw);
     return v;
   }();
   return names;

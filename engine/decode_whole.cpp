@@ -28,11 +28,10 @@ class WholeRows final : public RowDecoder {
   }
   Status read_row(uint8_t* rgb) override {
     if (next_ == 0) {
-      auto im = decode_image_u8(fp_, image_, mem_);
-      if (!im.ok()) return im.status();
-      if (im->w != w_ || im->h != h_)
+      MDFI_ASSIGN_OR_RETURN(auto im, decode_image_u8(fp_, image_, mem_));
+      if (im.w != w_ || im.h != h_)
         return Status(ErrorKind::kImage, image_ + ": decoded size differs from the header's");
-      im_ = std::move(*im);
+      im_ = std::move(im);
     }
     std::memcpy(rgb, im_.pixels() + size_t(next_++) * w_ * 3, size_t(w_) * 3);
     return Status::Ok();
@@ -57,9 +56,8 @@ class RotatedRows final : public RowDecoder {
     o_ = o;
     sw_ = src.width();
     sh_ = src.height();
-    auto b = Buffer::make(mem, (size_t(sw_) * sh_ * 3 + 3) / 4, MemCategory::kOther, "the rotated image");
-    if (!b.ok()) return b.status();
-    pixels_ = std::move(*b);
+    MDFI_ASSIGN_OR_RETURN(auto b, Buffer::make(mem, (size_t(sw_) * sh_ * 3 + 3) / 4, MemCategory::kOther, "the rotated image"));
+    pixels_ = std::move(b);
     const bool swap = o >= 5;
     w_ = swap ? sh_ : sw_;
     h_ = swap ? sw_ : sh_;

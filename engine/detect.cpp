@@ -6,9 +6,6 @@
 #include <vector>
 
 #include "image.h"
-#include "layers/detection.h"
-#include "layers/region.h"
-#include "layers/yolo.h"
 
 namespace mdfi {
 
@@ -27,21 +24,6 @@ float box_iou(const Box& a, const Box& b) {
   return inter / uni;
 }
 
-// correct_yolo_boxes / correct_region_boxes: undo the letterbox, in Darknet's float/double mix.
-// Built once per head; each box is corrected on its own.
-struct BoxCorrection {
-  int netw, neth, new_w, new_h;
-  BoxCorrection(int img_w, int img_h, int nw, int nh, bool letterbox) : netw(nw), neth(nh), new_w(nw), new_h(nh) {
-    if (letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
-  }
-  void apply(Box& b) const {
-    b.x = float((b.x - (netw - new_w) / 2. / netw) / (float(new_w) / netw));
-    b.y = float((b.y - (neth - new_h) / 2. / neth) / (float(new_h) / neth));
-    b.w *= float(netw) / new_w;
-    b.h *= float(neth) / new_h;
-  }
-};
-
 float box_diou(const Box& a, const Box& b, float beta) {
   const float top = std::min(a.y - a.h / 2, b.y - b.h / 2), bot = std::max(a.y + a.h / 2, b.y + b.h / 2);
   const float left = std::min(a.x - a.w / 2, b.x - b.w / 2), right = std::max(a.x + a.w / 2, b.x + b.w / 2);
@@ -53,61 +35,13 @@ float box_diou(const Box& a, const Box& b, float beta) {
   return iou - float(std::pow(double(d / c), double(beta)));
 }
 
-static void yolo_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
-                            CandidateSink& sink) {
-  const int netw = net.net.w, neth = net.net.h;
-  const BoxCorrection fix(img_w, img_h, netw, neth, opt.letterbox);
-  for (const auto& lp : net.layers) {
-    const auto* l = dynamic_cast<const YoloLayer*>(lp.get());
-    if (!l) continue;
-    const float* pred = out.output_of(net, l->index);
-    if (!pred) continue;
-    const size_t hw = size_t(l->out.w) * l->out.h;
-    const size_t per_anchor = hw * (l->classes + 5);
-    // Only candidates with some class over the threshold are kept: a box whose every class
-    // score is 0 neither suppresses another in NMS nor prints, and an untrained or odd model
-    // has tens of thousands of cells over the objectness threshold. Counted first, so a vector
-    // sink is allocated once at its size (no doubling on a 25,200-cell head).
-    auto any_class = [&](const float* p, float objectness) {
-      for (int j = 0; j < l->classes; ++j)
-        if (objectness * p[(5 + j) * hw] > opt.thresh) return true;
-      return false;
-    };
-    size_t count = 0;
-    for (size_t i = 0; i < hw; ++i)
-      for (int n = 0; n < l->n(); ++n) {
-        const float* p = pred + n * per_anchor + i;
-        if (p[4 * hw] > opt.thresh && any_class(p, p[4 * hw])) ++count;
-      }
-    sink.expect(count);
-    for (size_t i = 0; i < hw; ++i) {
-      const int row = int(i / l->out.w), col = int(i % l->out.w);
-      for (int n = 0; n < l->n(); ++n) {
-        const float* p = pred + n * per_anchor + i;
-        const float objectness = p[4 * hw];
-        if (objectness <= opt.thresh || !any_class(p, objectness)) continue;
-        Box b;
-        const int a = l->mask[n];
-        b.x = (col + p[0]) / l->out.w;
-        b.y = (row + p[hw]) / l->out.h;
-        if (l->new_coords) {  // AlexeyAB: the conv's logistic output t, w = 4 t^2 anchor
-          b.w = p[2 * hw] * p[2 * hw] * 4 * l->anchors[2 * a] / netw;
-          b.h = p[3 * hw] * p[3 * hw] * 4 * l->anchors[2 * a + 1] / neth;
-        } else {
-          b.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
-          b.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
-        }
-        float* prob = sink.row(l->classes);
-        for (int j = 0; j < l->classes; ++j) {
-          const float pr = objectness * p[(5 + j) * hw];
-          prob[j] = pr > opt.thresh ? pr : 0;
-        }
-        fix.apply(b);
-        sink.add(b, objectness);
-      }
-    }
-  }
+BoxCorrection::BoxCorrection(int img_w, int img_h, int nw, int nh, bool letterbox)
+    : netw(nw), neth(nh), new_w(nw), new_h(nh) {
+  if (letterbox) letterbox_size(img_w, img_h, netw, neth, &new_w, &new_h);
 }
+
+static void head_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
+                            CandidateSink& sink);
 
 namespace {
 // network_detections' sink: Detection records in a vector, as Darknet's detection array.
@@ -132,11 +66,11 @@ class VectorSink : public CandidateSink {
 };
 }  // namespace
 
-std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
+std::vector<Detection> head_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
                                        const DetectOptions& opt) {
   std::vector<Detection> dets;
   VectorSink sink(dets);
-  yolo_candidates(net, out, img_w, img_h, opt, sink);
+  head_candidates(net, out, img_w, img_h, opt, sink);
   return dets;
 }
 
@@ -260,61 +194,14 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
   return found;
 }
 
-// get_region_detections (pjreddie): every anchor of every cell; those at or under the
-// threshold have objectness 0 and no class scores, which NMS and printing then skip.
-static void region_candidates(const RegionLayer& l, const float* pred, int img_w, int img_h, int netw, int neth,
-                              const DetectOptions& opt, CandidateSink& sink) {
-  const size_t hw = size_t(l.out.w) * l.out.h;
-  const BoxCorrection fix(img_w, img_h, netw, neth, opt.letterbox);
-  for (size_t i = 0; i < hw; ++i) {
-    const int row = int(i / l.out.w), col = int(i % l.out.w);
-    for (int n = 0; n < l.n; ++n) {
-      const float scale = l.background ? 1.f : pred[l.entry(n, i, l.coords)];
-      if (!(scale > opt.thresh)) continue;  // objectness 0: dropped before NMS anyway
-      Box b;
-      b.x = (col + pred[l.entry(n, i, 0)]) / l.out.w;
-      b.y = (row + pred[l.entry(n, i, 1)]) / l.out.h;
-      b.w = float(std::exp(pred[l.entry(n, i, 2)]) * l.anchors[2 * n] / l.out.w);
-      b.h = float(std::exp(pred[l.entry(n, i, 3)]) * l.anchors[2 * n + 1] / l.out.h);
-      float* prob = sink.row(l.classes);
-      for (int j = 0; j < l.classes; ++j) {
-        const float p = scale * pred[l.entry(n, i, l.coords + 1 + j)];
-        prob[size_t(j)] = p > opt.thresh ? p : 0;
-      }
-      fix.apply(b);
-      sink.add(b, scale);
-    }
-  }
-}
-
-// get_detection_detections (pjreddie) with relative coordinates, as `darknet yolo test` calls it.
-static void v1_candidates(const DetectionLayer& l, const float* pred, const DetectOptions& opt, CandidateSink& sink) {
-  const int side = l.side, cells = side * side;
-  for (int i = 0; i < cells; ++i) {
-    const int row = i / side, col = i % side;
-    for (int n = 0; n < l.n; ++n) {
-      const size_t p_index = size_t(cells) * l.classes + size_t(i) * l.n + n;
-      const float scale = pred[p_index];
-      // Only boxes with a class over the threshold: the rest can never be printed or suppress anything.
-      bool any = false;
-      for (int j = 0; j < l.classes && !any; ++j) {
-        const float p = scale * pred[size_t(i) * l.classes + j];
-        any = (p > opt.thresh ? p : 0) > 0;
-      }
-      if (!any) continue;
-      const size_t box = size_t(cells) * (l.classes + l.n) + (size_t(i) * l.n + n) * 4;
-      Box b;
-      b.x = (pred[box + 0] + col) / side;
-      b.y = (pred[box + 1] + row) / side;
-      b.w = float(std::pow(double(pred[box + 2]), l.sqrt ? 2.0 : 1.0));
-      b.h = float(std::pow(double(pred[box + 3]), l.sqrt ? 2.0 : 1.0));
-      float* prob = sink.row(l.classes);
-      for (int j = 0; j < l.classes; ++j) {
-        const float p = scale * pred[size_t(i) * l.classes + j];
-        prob[size_t(j)] = p > opt.thresh ? p : 0;
-      }
-      sink.add(b, scale);
-    }
+// Every head's candidates as `opt` says (letterbox included), in layer order as Darknet's
+// fill_network_boxes walks them: each head decodes its own (Layer::decode_boxes).
+static void head_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
+                            CandidateSink& sink) {
+  const BoxFrame frame{img_w, img_h, net.net.w, net.net.h, &opt};
+  for (const auto& l : net.layers) {
+    if (!l->is_output_head()) continue;
+    if (const float* pred = out.output_of(net, l->index)) l->decode_boxes(pred, frame, sink);
   }
 }
 
@@ -322,15 +209,7 @@ void network_candidates(const Network& net, const RunOutput& out, int img_w, int
                         CandidateSink& sink) {
   DetectOptions o = opt;
   o.letterbox = opt.letterbox && net.net.letterbox;
-  yolo_candidates(net, out, img_w, img_h, o, sink);
-  for (const auto& lp : net.layers) {
-    const float* pred = out.output_of(net, lp->index);
-    if (!pred) continue;
-    if (const auto* r = dynamic_cast<const RegionLayer*>(lp.get()))
-      region_candidates(*r, pred, img_w, img_h, net.net.w, net.net.h, o, sink);
-    else if (const auto* d = dynamic_cast<const DetectionLayer*>(lp.get()))
-      v1_candidates(*d, pred, o, sink);
-  }
+  head_candidates(net, out, img_w, img_h, o, sink);
 }
 
 std::vector<Detection> network_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
@@ -340,11 +219,11 @@ std::vector<Detection> network_detections(const Network& net, const RunOutput& o
   network_candidates(net, out, img_w, img_h, opt, sink);
   return dets;
 }
-static const YoloLayer* last_yolo(const Network& net) {
-  const YoloLayer* last = nullptr;
-  for (const auto& lp : net.layers)
-    if (const auto* y = dynamic_cast<const YoloLayer*>(lp.get())) last = y;
-  return last;
+// The NMS the last head that asks for one wants (AlexeyAB's [yolo] nms_kind), or false.
+static bool head_nms(const Network& net, NmsKind* kind, float* beta) {
+  bool found = false;
+  for (const auto& l : net.layers) found = l->head_nms(kind, beta) || found;
+  return found;
 }
 
 void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, float beta) {
@@ -363,22 +242,27 @@ void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, floa
 }
 
 float nms_diou_beta(const Network& net) {
-  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
-  if (!y || y->nms_kind == NmsKind::kDefault) return -1;
-  return y->nms_kind == NmsKind::kGreedy ? 0.6f : y->beta_nms;
+  NmsKind kind = NmsKind::kDefault;
+  float beta = 0;
+  if (net.net.compat != Compat::kAlexeyAB || !head_nms(net, &kind, &beta) || kind == NmsKind::kDefault) return -1;
+  return kind == NmsKind::kGreedy ? 0.6f : beta;
 }
 
 void network_nms(const Network& net, std::vector<Detection>& dets, int classes, float thresh) {
-  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
-  if (!y || y->nms_kind == NmsKind::kDefault) return nms_sort(dets, classes, thresh);
-  diou_nms_sort(dets, classes, thresh, y->nms_kind == NmsKind::kGreedy ? 0.6f : y->beta_nms);
+  NmsKind kind = NmsKind::kDefault;
+  float beta = 0;
+  if (net.net.compat != Compat::kAlexeyAB || !head_nms(net, &kind, &beta) || kind == NmsKind::kDefault)
+    return nms_sort(dets, classes, thresh);
+  diou_nms_sort(dets, classes, thresh, kind == NmsKind::kGreedy ? 0.6f : beta);
 }
 
 std::string describe_nms(const Network& net) {
-  const YoloLayer* y = net.net.compat == Compat::kAlexeyAB ? last_yolo(net) : nullptr;
-  if (!y || y->nms_kind == NmsKind::kDefault) return "IoU NMS (do_nms_sort)";
-  if (y->nms_kind == NmsKind::kGreedy) return "DIoU NMS (greedynms, exponent 0.6)";
-  return "DIoU NMS (diounms, beta_nms " + std::to_string(y->beta_nms) + ")";
+  NmsKind kind = NmsKind::kDefault;
+  float beta = 0;
+  if (net.net.compat != Compat::kAlexeyAB || !head_nms(net, &kind, &beta) || kind == NmsKind::kDefault)
+    return "IoU NMS (do_nms_sort)";
+  if (kind == NmsKind::kGreedy) return "DIoU NMS (greedynms, exponent 0.6)";
+  return "DIoU NMS (diounms, beta_nms " + std::to_string(beta) + ")";
 }
 
 }  // namespace mdfi

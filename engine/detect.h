@@ -71,8 +71,21 @@ void diou_nms_sort(std::vector<Detection>& dets, int classes, float thresh, floa
 float nms_diou_beta(const Network& net);
 // A one-line description of the NMS network_nms runs, for -v.
 std::string describe_nms(const Network& net);
-std::vector<Detection> yolo_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
+// Every head's boxes (Layer::decode_boxes), in layer order, letterbox as `opt` says.
+std::vector<Detection> head_detections(const Network& net, const RunOutput& out, int img_w, int img_h,
                                        const DetectOptions& opt);
+// correct_yolo_boxes / correct_region_boxes: undoes the letterbox, in Darknet's float/double mix.
+// Built once per head by its decoder; each box is corrected on its own.
+struct BoxCorrection {
+  int netw, neth, new_w, new_h;
+  BoxCorrection(int img_w, int img_h, int nw, int nh, bool letterbox);
+  void apply(Box& b) const {
+    b.x = float((b.x - (netw - new_w) / 2. / netw) / (float(new_w) / netw));
+    b.y = float((b.y - (neth - new_h) / 2. / neth) / (float(new_h) / neth));
+    b.w *= float(netw) / new_w;
+    b.h *= float(neth) / new_h;
+  }
+};
 void nms_sort(std::vector<Detection>& dets, int classes, float thresh);
 std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, int img_h, float thresh);
 // One printed result of a box, as collect_found makes it; false for a box that overflowed to

@@ -49,9 +49,8 @@ class HostBackend : public ExecBackend {
     return Status::Ok();
   }
   Status allocate(int id, size_t floats) override {
-    auto out = Buffer::make(mem_, floats, MemCategory::kActivations, "a layer output");
-    if (!out.ok()) return out.status();
-    at(id) = std::move(*out);
+    MDFI_ASSIGN_OR_RETURN(auto out, Buffer::make(mem_, floats, MemCategory::kActivations, "a layer output"));
+    at(id) = std::move(out);
     return Status::Ok();
   }
   Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
@@ -142,9 +141,8 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
   RunOutput out;
   for (int b = 0; b < n; ++b) {
     if (!live[size_t(b) + 1]) continue;
-    auto kept = backend.take(b, net.layers[size_t(b)]->out.count(), mem);
-    if (!kept.ok()) return kept.status();
-    out.kept.emplace(b, std::move(*kept));
+    MDFI_ASSIGN_OR_RETURN(auto kept, backend.take(b, net.layers[size_t(b)]->out.count(), mem));
+    out.kept.emplace(b, std::move(kept));
   }
   MDFI_RETURN_IF_ERROR(backend.finish(out.device_ms));
   return out;

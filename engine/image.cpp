@@ -9,9 +9,8 @@ Result<Image> make_image(int w, int h, int c, MemoryTracker& mem, MemCategory ca
   im.w = w;
   im.h = h;
   im.c = c;
-  auto b = Buffer::make(mem, size_t(w) * h * c, cat, "an image");
-  if (!b.ok()) return b.status();
-  im.data = std::move(*b);
+  MDFI_ASSIGN_OR_RETURN(auto b, Buffer::make(mem, size_t(w) * h * c, cat, "an image"));
+  im.data = std::move(b);
   return im;
 }
 

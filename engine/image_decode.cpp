@@ -193,13 +193,12 @@ Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& path, MemoryTr
 }
 
 Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem) {
-  auto src = load_image_u8(path, mem);
-  if (!src.ok()) return src.status();
-  auto im = make_image(src->w, src->h, 3, mem);
+  MDFI_ASSIGN_OR_RETURN(auto src, load_image_u8(path, mem));
+  auto im = make_image(src.w, src.h, 3, mem);
   if (!im.ok()) return im;
   float* dst = im->data.data();
-  const size_t plane = size_t(src->w) * src->h;
-  const unsigned char* pixels = src->pixels();
+  const size_t plane = size_t(src.w) * src.h;
+  const unsigned char* pixels = src.pixels();
   for (int k = 0; k < 3; ++k)
     for (size_t i = 0; i < plane; ++i) dst[k * plane + i] = float(pixels[i * 3 + k]) / 255.f;
   return im;

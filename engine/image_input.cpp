@@ -18,13 +18,11 @@ Result<ImageInput> ImageInput::open(const ImageBytes& src, const NetworkInputSpe
   opt.net_w = net.w;
   opt.net_h = net.h;
   opt.letterbox = net.letterbox;
-  auto dec = open_row_decoder(src, opt, mem);
-  if (!dec.ok()) return dec.status();
-  in.decoder_ = std::move(*dec);
+  MDFI_ASSIGN_OR_RETURN(auto dec, open_row_decoder(src, opt, mem));
+  in.decoder_ = std::move(dec);
   const int w = in.decoder_->width(), h = in.decoder_->height();
-  auto row = Buffer::make(mem, (size_t(w) * 3 + 3) / 4, MemCategory::kOther, "a decoded row");
-  if (!row.ok()) return row.status();
-  in.row_ = std::move(*row);
+  MDFI_ASSIGN_OR_RETURN(auto row, Buffer::make(mem, (size_t(w) * 3 + 3) / 4, MemCategory::kOther, "a decoded row"));
+  in.row_ = std::move(row);
   in.target_.out_w = net.w;
   in.target_.out_h = net.h;
   if (net.letterbox) {
@@ -46,14 +44,13 @@ Result<Buffer> ImageInput::decode(MemCategory cat) {
   if (net_.letterbox) std::fill(input->data(), input->data() + input->size(), .5f);
   ResizeTarget t = target_;
   t.out = input->data();
-  auto resizer = RowResizer::make(decoder_->width(), decoder_->height(), t, *mem_);
-  if (!resizer.ok()) return resizer.status();
+  MDFI_ASSIGN_OR_RETURN(auto resizer, RowResizer::make(decoder_->width(), decoder_->height(), t, *mem_));
   auto* row = reinterpret_cast<uint8_t*>(row_.data());
   for (int y = 0; y < decoder_->height(); ++y) {
     MDFI_RETURN_IF_ERROR(decoder_->read_row(row));
-    resizer->push_row(row);
+    resizer.push_row(row);
   }
-  if (!resizer->done())
+  if (!resizer.done())
     return Result<Buffer>(ErrorKind::kImage, name_ + ": the image ended before the resize was complete");
   return input;
 }

@@ -15,6 +15,9 @@
 
 namespace mdfi {
 
+class CandidateSink;   // detect.h
+struct DetectOptions;  // detect.h
+
 enum class Compat { kPjreddie, kAlexeyAB, kAuto };
 const char* to_string(Compat c);
 
@@ -71,6 +74,17 @@ struct LayerIO {
   bool fast() const { return exec && !exec->reference; }
 };
 
+// Where a detection head's boxes are mapped back to: the image, the network input, the options.
+struct BoxFrame {
+  int img_w = 0, img_h = 0;
+  int net_w = 0, net_h = 0;
+  const DetectOptions* opt = nullptr;
+};
+
+// AlexeyAB's [yolo] nms_kind: default (IoU, do_nms_sort), greedynms (DIoU with exponent 0.6),
+// diounms (DIoU with exponent beta_nms), cornersnms (not supported for inference).
+enum class NmsKind { kDefault, kGreedy, kDiou };
+
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -92,6 +106,12 @@ class Layer {
   virtual bool is_output_head() const { return false; }
   // Classes a detection head scores (0 for every other layer): what a names list must cover.
   virtual int head_classes() const { return 0; }
+  // Detection heads hand the boxes `output` (this layer's, out.count() floats) predicts to `sink`, in
+  // Darknet's order; detect.cpp asks every head, in layer order, as Darknet's fill_network_boxes.
+  virtual void decode_boxes(const float* /*output*/, const BoxFrame& /*frame*/, CandidateSink& /*sink*/) const {}
+  // The NMS a head asks for under AlexeyAB semantics ([yolo] nms_kind, beta_nms); the last head
+  // that answers true decides. False: this layer has no say.
+  virtual bool head_nms(NmsKind* /*kind*/, float* /*beta*/) const { return false; }
   virtual Status forward(LayerIO& io) const = 0;
 
   int index = 0;

@@ -1,59 +1,34 @@
 #include "network.h"
 
-#include <map>
+#include <algorithm>
 
 #include "compat.h"
-
-#include "layers/avgpool.h"
-#include "layers/batchnorm.h"
-#include "layers/crop.h"
-#include "layers/detection.h"
-#include "layers/local.h"
-#include "layers/normalization.h"
-#include "layers/region.h"
-#include "layers/reorg.h"
-#include "layers/sam.h"
-#include "layers/scale_channels.h"
-#include "layers/connected.h"
-#include "layers/conv.h"
-#include "layers/dropout.h"
-#include "layers/maxpool.h"
-#include "layers/route.h"
-#include "layers/shortcut.h"
-#include "layers/softmax.h"
-#include "layers/upsample.h"
-#include "layers/yolo.h"
+#include "layer_registry.h"
 
 namespace mdfi {
-namespace {
 
-using Factory = LayerResult (*)(const SectionReader&, const BuildContext&);
-
-const std::map<std::string, Factory>& factories() {
-  static const std::map<std::string, Factory> f = {
-      {"convolutional", &ConvLayer::create},   {"connected", &ConnectedLayer::create},
-      {"maxpool", &MaxPoolLayer::create},      {"avgpool", &AvgPoolLayer::create},
-      {"route", &RouteLayer::create},          {"shortcut", &ShortcutLayer::create},
-      {"upsample", &UpsampleLayer::create},    {"yolo", &YoloLayer::create},
-      {"dropout", &IdentityLayer::create_dropout}, {"cost", &IdentityLayer::create_cost},
-      {"softmax", &SoftmaxLayer::create},
-      {"region", &RegionLayer::create},        {"reorg", &ReorgLayer::create},
-      {"detection", &DetectionLayer::create},  {"local", &LocalLayer::create},
-      {"crop", &CropLayer::create},            {"batchnorm", &BatchnormLayer::create},
-      {"normalization", &NormalizationLayer::create},
-      {"scale_channels", &ScaleChannelsLayer::create}, {"sam", &SamLayer::create},
-  };
-  return f;
+// [net] is read here (read_net_section), so it is declared here; it has no factory.
+const LayerRegistration& net_registration() {
+  static const LayerRegistration net = [] {
+    LayerRegistration r;
+    r.section = "net";
+    r.aliases = {"network"};
+    r.keys = "width, height, channels, letter_box (AlexeyAB)";
+    r.doc = "input size; batch is always 1; training keys are accepted and ignored";
+    r.alexeyab_keys = {"letter_box", "mosaic", "mixup", "cutmix", "blur", "gaussian_noise", "ema_alpha",
+                       "use_cuda_graph", "dynamic_minibatch", "optimized_memory"};
+    return r;
+  }();
+  return net;
 }
+
+namespace {
 
 Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams* net) {
   const SectionReader r(cfg, cfg.sections.front());
-  auto w = r.get_int("width", 0);
-  if (!w.ok()) return w.status();
-  auto h = r.get_int("height", 0);
-  if (!h.ok()) return h.status();
-  auto c = r.get_int("channels", 0);
-  if (!c.ok()) return c.status();
+  MDFI_ASSIGN_OR_RETURN(auto w, r.get_int("width", 0));
+  MDFI_ASSIGN_OR_RETURN(auto h, r.get_int("height", 0));
+  MDFI_ASSIGN_OR_RETURN(auto c, r.get_int("channels", 0));
   // Training-only [net] keys: known, deliberately ignored (mdfi always runs batch 1).
   r.ignore({"batch", "subdivisions", "learning_rate", "momentum", "decay", "burn_in", "max_batches", "policy",
             "steps", "scales", "angle", "saturation", "exposure", "hue", "max_crop", "min_crop", "aspect",
@@ -62,15 +37,15 @@ Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams*
             "sequential_subdivisions", "try_fix_nan", "label_smooth_eps", "optimized_memory", "workspace_size_limit_MB",
             "adversarial_lr", "attention", "dynamic_minibatch", "gaussian_noise", "center", "inputs", "max_batches",
             "loss_scale", "contrastive", "unsupervised", "use_cuda_graph", "ema_alpha", "num_boxes", "trained"});
-  net->w = opts.width > 0 ? opts.width : *w;
-  net->h = opts.height > 0 ? opts.height : *h;
-  net->c = *c;
+  net->w = opts.width > 0 ? opts.width : w;
+  net->h = opts.height > 0 ? opts.height : h;
+  net->c = c;
   const CompatChoice choice = resolve_compat(cfg, opts.compat);
   net->compat = choice.compat;
   net->compat_reason = choice.reason;
-  auto letter_box = r.get_int("letter_box", 0);  // AlexeyAB; pjreddie always letterboxes
-  if (!letter_box.ok()) return letter_box.status();
-  net->letterbox = net->compat == Compat::kPjreddie || *letter_box != 0;
+  // AlexeyAB; pjreddie always letterboxes.
+  MDFI_ASSIGN_OR_RETURN(const int letter_box, r.get_int("letter_box", 0));
+  net->letterbox = net->compat == Compat::kPjreddie || letter_box != 0;
   if (net->w <= 0 || net->h <= 0 || net->c <= 0)
     return Status(ErrorKind::kCfg, r.where() + ": [net] needs positive width, height and channels (got " +
                                        std::to_string(net->w) + "x" + std::to_string(net->h) + "x" +
@@ -103,7 +78,8 @@ double Network::flops() const {
 
 std::vector<std::string> supported_layer_types() {
   std::vector<std::string> v;
-  for (const auto& kv : factories()) v.push_back(kv.first);
+  for (const LayerRegistration& r : registered_layers()) v.push_back(r.section);
+  std::sort(v.begin(), v.end());
   return v;
 }
 
@@ -118,8 +94,8 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
     const std::string where = cfg.path + ":" + std::to_string(sec.line);
     if (sec.name == "net")
       return Result<Network>(ErrorKind::kCfg, where + ": a second [net] section (layer " + std::to_string(index) + ")");
-    auto it = factories().find(sec.name);
-    if (it == factories().end()) {
+    const LayerRegistration* reg = find_registration(sec.name);
+    if (!reg || !reg->create) {
       std::string list;
       for (const auto& n : supported_layer_types()) list += (list.empty() ? "" : " ") + n;
       return Result<Network>(ErrorKind::kUnsupported, where + ": layer " + std::to_string(index) + " [" +
@@ -127,9 +103,7 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
     }
     BuildContext ctx{netw.net, netw.layers, index, input, where};
     SectionReader reader(cfg, sec);
-    LayerResult made = it->second(reader, ctx);
-    if (!made.ok()) return made.status();
-    std::unique_ptr<Layer> layer = std::move(made.value());
+    MDFI_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, reg->create(reader, ctx));
     layer->index = index;
     layer->cfg_line = sec.line;
     if (layer->sources.empty()) {
@@ -155,9 +129,8 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
 }
 
 Result<Network> load_network_cfg(const std::string& path, const BuildOptions& opts) {
-  auto cfg = parse_cfg_file(path);
-  if (!cfg.ok()) return cfg.status();
-  return build_network(*cfg, opts);
+  MDFI_ASSIGN_OR_RETURN(auto cfg, parse_cfg_file(path));
+  return build_network(cfg, opts);
 }
 
 }  // namespace mdfi

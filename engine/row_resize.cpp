@@ -27,12 +27,10 @@ Result<RowResizer> RowResizer::make(int src_w, int src_h, const ResizeTarget& ta
   // A 1-pixel-wide or -high target would divide by zero (Darknet does); its only sample is 0.
   r.w_scale_ = target.dst_w > 1 ? float(src_w - 1) / (target.dst_w - 1) : 0.f;
   r.h_scale_ = target.dst_h > 1 ? float(src_h - 1) / (target.dst_h - 1) : 0.f;
-  auto rows = Buffer::make(mem, size_t(6) * target.dst_w, MemCategory::kOther, "the resize rows");
-  if (!rows.ok()) return rows.status();
-  r.rows_ = std::move(*rows);
-  auto cols = Buffer::make(mem, size_t(2) * target.dst_w, MemCategory::kOther, "the resize columns");
-  if (!cols.ok()) return cols.status();
-  r.columns_ = std::move(*cols);
+  MDFI_ASSIGN_OR_RETURN(auto rows, Buffer::make(mem, size_t(6) * target.dst_w, MemCategory::kOther, "the resize rows"));
+  r.rows_ = std::move(rows);
+  MDFI_ASSIGN_OR_RETURN(auto cols, Buffer::make(mem, size_t(2) * target.dst_w, MemCategory::kOther, "the resize columns"));
+  r.columns_ = std::move(cols);
   float* c = r.columns_.data();
   for (int x = 0; x < target.dst_w; ++x) {
     int ix = src_w - 1;

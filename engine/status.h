@@ -64,4 +64,17 @@ class Result {
     if (!_mdfi_st.ok()) return _mdfi_st;      \
   } while (0)
 
+// `MDFI_ASSIGN_OR_RETURN(int filters, r.require_int("filters"));` declares (or assigns) `filters`
+// from a Result, or returns its Status from the enclosing function (which returns a Status or any
+// Result). It replaces the two-line `auto x = f(); if (!x.ok()) return x.status();` so a parse
+// function reads as the list of keys it takes. Expands to several statements: not for an unbraced if.
+#define MDFI_ASSIGN_OR_RETURN(lhs, expr) \
+  MDFI_ASSIGN_OR_RETURN_IMPL_(MDFI_STATUS_CONCAT_(_mdfi_result_, __LINE__), lhs, expr)
+#define MDFI_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
+  lhs = std::move(tmp.value())
+#define MDFI_STATUS_CONCAT_(a, b) MDFI_STATUS_CONCAT_INNER_(a, b)
+#define MDFI_STATUS_CONCAT_INNER_(a, b) a##b
+
 }  // namespace mdfi

@@ -1,6 +1,17 @@
 #include "avgpool.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
+
+LayerRegistration register_avgpool() {
+  LayerRegistration r;
+  r.section = "avgpool";
+  r.aliases = {"avg"};
+  r.keys = "";
+  r.doc = "global average pool";
+  r.create = &AvgPoolLayer::create;
+  return r;
+}
 
 LayerResult AvgPoolLayer::create(const SectionReader&, const BuildContext& ctx) {
   auto l = std::make_unique<AvgPoolLayer>();

@@ -4,8 +4,18 @@
 #include <cstring>
 
 #include "conv.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
+
+LayerRegistration register_batchnorm() {
+  LayerRegistration r;
+  r.section = "batchnorm";
+  r.keys = "";
+  r.doc = "standalone batch-norm: scales, rolling mean and variance";
+  r.create = &BatchnormLayer::create;
+  return r;
+}
 
 void batchnorm_compat(float* x, int channels, size_t spatial, const float* mean, const float* var, const float* scales,
                       Compat compat) {
@@ -38,10 +48,9 @@ std::vector<ParamSegment> BatchnormLayer::param_layout() const {
 Status BatchnormLayer::forward(LayerIO& io) const {
   // File order: scales, rolling_mean, rolling_variance (Darknet keeps the biases at zero).
   const size_t n = size_t(in.c);
-  auto p = load_params(io, 0, 3 * n, "batchnorm parameters");
-  if (!p.ok()) return p.status();
+  MDFI_ASSIGN_OR_RETURN(auto p, load_params(io, 0, 3 * n, "batchnorm parameters"));
   std::memcpy(io.output, io.inputs[0], out.bytes());
-  batchnorm_compat(io.output, in.c, size_t(in.h) * in.w, p->data() + n, p->data() + 2 * n, p->data(), compat);
+  batchnorm_compat(io.output, in.c, size_t(in.h) * in.w, p.data() + n, p.data() + 2 * n, p.data(), compat);
   return Status::Ok();
 }
 

@@ -15,25 +15,35 @@
 #include <omp.h>
 #endif
 
+#include "../layer_registry.h"
+
 namespace mdfi {
+
+LayerRegistration register_connected() {
+  LayerRegistration r;
+  r.section = "connected";
+  r.aliases = {"conn"};
+  r.keys = "output, batch_normalize, activation";
+  r.doc = "fully connected over the flattened input";
+  r.create = &ConnectedLayer::create;
+  return r;
+}
 
 // One streamed block of weight rows: 4 MiB.
 static constexpr size_t kBlockFloats = 1024 * 1024;
 
 LayerResult ConnectedLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<ConnectedLayer>();
-  auto outputs = r.require_int("output");
-  if (!outputs.ok()) return outputs.status();
-  auto bn = r.get_int("batch_normalize", 0);
-  if (!bn.ok()) return bn.status();
+  MDFI_ASSIGN_OR_RETURN(auto outputs, r.require_int("output"));
+  MDFI_ASSIGN_OR_RETURN(auto bn, r.get_int("batch_normalize", 0));
   std::string act = r.get_string("activation", "logistic");
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
-  if (*outputs <= 0) return LayerResult(ErrorKind::kCfg, r.where("output") + ": output must be > 0");
+  if (outputs <= 0) return LayerResult(ErrorKind::kCfg, r.where("output") + ": output must be > 0");
   l->compat = ctx.net.compat;
-  l->outputs = *outputs;
-  l->batch_normalize = *bn != 0;
+  l->outputs = outputs;
+  l->batch_normalize = bn != 0;
   l->in = ctx.input;
   l->out = Shape{l->outputs, 1, 1};
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));
@@ -115,39 +125,35 @@ Status ConnectedLayer::forward(LayerIO& io) const {
       return Status::Ok();
     }
   // head: biases, then (with batch-norm) scales, means, variances.
-  auto head = Buffer::make(keep ? keep->tracker() : *io.mem, n * (batch_normalize ? 4 : 1), MemCategory::kWeights,
-                           "connected biases");
-  if (!head.ok()) return head.status();
-  MDFI_RETURN_IF_ERROR(io.params->read(0, head->data(), n));
-  if (batch_normalize) MDFI_RETURN_IF_ERROR(io.params->read(n + n * k, head->data() + n, 3 * n));
+  MDFI_ASSIGN_OR_RETURN(auto head, Buffer::make(keep ? keep->tracker() : *io.mem, n * (batch_normalize ? 4 : 1), MemCategory::kWeights, "connected biases"));
+  MDFI_RETURN_IF_ERROR(io.params->read(0, head.data(), n));
+  if (batch_normalize) MDFI_RETURN_IF_ERROR(io.params->read(n + n * k, head.data() + n, 3 * n));
   std::fill(io.output, io.output + n, 0.f);
   if (keep) {
     // The whole matrix, once, for every later image of the batch.
-    auto w = Buffer::make(keep->tracker(), n * k, MemCategory::kWeights, "connected weights");
-    if (!w.ok()) return w.status();
-    MDFI_RETURN_IF_ERROR(io.params->read(n, w->data(), n * k));
-    kernels::gemv_rows(io.inputs[0], w->data(), k, outputs, io.output, io.exec->threads);
-    finish(io.output, head->data());
+    MDFI_ASSIGN_OR_RETURN(auto w, Buffer::make(keep->tracker(), n * k, MemCategory::kWeights, "connected weights"));
+    MDFI_RETURN_IF_ERROR(io.params->read(n, w.data(), n * k));
+    kernels::gemv_rows(io.inputs[0], w.data(), k, outputs, io.output, io.exec->threads);
+    finish(io.output, head.data());
     std::vector<Buffer> kept;
-    kept.push_back(std::move(*w));
-    kept.push_back(std::move(*head));
+    kept.push_back(std::move(w));
+    kept.push_back(std::move(head));
     keep->store(index, std::move(kept));
     return Status::Ok();
   }
   const int rows = rows_per_block();
-  auto block = Buffer::make(*io.mem, size_t(rows) * k, MemCategory::kWeights, "connected weight block");
-  if (!block.ok()) return block.status();
+  MDFI_ASSIGN_OR_RETURN(auto block, Buffer::make(*io.mem, size_t(rows) * k, MemCategory::kWeights, "connected weight block"));
   if (io.fast()) {
-    MDFI_RETURN_IF_ERROR(forward_streamed(io, block->data(), rows));
+    MDFI_RETURN_IF_ERROR(forward_streamed(io, block.data(), rows));
   } else {
     for (int r0 = 0; r0 < outputs; r0 += rows) {
       const int r1 = std::min(outputs, r0 + rows);
-      MDFI_RETURN_IF_ERROR(io.params->read(n + size_t(r0) * k, block->data(), size_t(r1 - r0) * k));
-      gemm_nt_ref(1, r1 - r0, int(k), io.inputs[0], int(k), block->data(), int(k), io.output + r0, outputs);
+      MDFI_RETURN_IF_ERROR(io.params->read(n + size_t(r0) * k, block.data(), size_t(r1 - r0) * k));
+      gemm_nt_ref(1, r1 - r0, int(k), io.inputs[0], int(k), block.data(), int(k), io.output + r0, outputs);
     }
   }
-  block->reset();
-  finish(io.output, head->data());
+  block.reset();
+  finish(io.output, head.data());
   return Status::Ok();
 }
 

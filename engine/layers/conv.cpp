@@ -10,49 +10,53 @@
 #include "../im2col.h"
 #include "../kernels/sgemm.h"
 #include "batchnorm.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_conv() {
+  LayerRegistration r;
+  r.section = "convolutional";
+  r.aliases = {"conv"};
+  r.keys = "filters, size, stride, pad, padding, groups, batch_normalize, activation";
+  r.doc = "grouped conv, batch-norm with the compat's epsilon, bias, activation";
+  r.alexeyab_keys = {"antialiasing", "dilation", "stride_x", "stride_y", "share_index"};
+  r.create = &ConvLayer::create;
+  return r;
+}
+
 LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<ConvLayer>();
-  auto filters = r.require_int("filters");
-  if (!filters.ok()) return filters.status();
-  auto size = r.get_int("size", 1);
-  if (!size.ok()) return size.status();
-  auto stride = r.get_int("stride", 1);
-  if (!stride.ok()) return stride.status();
-  auto pad = r.get_int("pad", 0);
-  if (!pad.ok()) return pad.status();
-  auto padding = r.get_int("padding", 0);
-  if (!padding.ok()) return padding.status();
-  auto groups = r.get_int("groups", 1);
-  if (!groups.ok()) return groups.status();
-  auto bn = r.get_int("batch_normalize", 0);
-  if (!bn.ok()) return bn.status();
+  MDFI_ASSIGN_OR_RETURN(auto filters, r.require_int("filters"));
+  MDFI_ASSIGN_OR_RETURN(auto size, r.get_int("size", 1));
+  MDFI_ASSIGN_OR_RETURN(auto stride, r.get_int("stride", 1));
+  MDFI_ASSIGN_OR_RETURN(auto pad, r.get_int("pad", 0));
+  MDFI_ASSIGN_OR_RETURN(auto padding, r.get_int("padding", 0));
+  MDFI_ASSIGN_OR_RETURN(auto groups, r.get_int("groups", 1));
+  MDFI_ASSIGN_OR_RETURN(auto bn, r.get_int("batch_normalize", 0));
   std::string act = r.get_string("activation", "logistic");
   r.ignore({"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"});
   // AlexeyAB keys that would change the result: refused rather than silently ignored.
   for (const char* k : {"dilation", "stride_x", "stride_y", "antialiasing", "share_index", "deform", "assisted_excitation"}) {
     if (!r.has(k)) continue;
-    auto v = r.get_int(k, 0);
-    if (!v.ok()) return v.status();
-    const bool harmless = (std::strcmp(k, "dilation") == 0 && *v == 1) ||
-                          ((std::strcmp(k, "stride_x") == 0 || std::strcmp(k, "stride_y") == 0) && *v == *stride) ||
+    MDFI_ASSIGN_OR_RETURN(auto v, r.get_int(k, 0));
+    const bool harmless = (std::strcmp(k, "dilation") == 0 && v == 1) ||
+                          ((std::strcmp(k, "stride_x") == 0 || std::strcmp(k, "stride_y") == 0) && v == stride) ||
                           (std::strcmp(k, "share_index") != 0 && std::strcmp(k, "dilation") != 0 &&
-                           std::strcmp(k, "stride_x") != 0 && std::strcmp(k, "stride_y") != 0 && *v == 0);
+                           std::strcmp(k, "stride_x") != 0 && std::strcmp(k, "stride_y") != 0 && v == 0);
     if (!harmless)
-      return LayerResult(ErrorKind::kUnsupported, r.where(k) + ": [convolutional] " + k + "=" + std::to_string(*v) +
+      return LayerResult(ErrorKind::kUnsupported, r.where(k) + ": [convolutional] " + k + "=" + std::to_string(v) +
                                                       " (AlexeyAB) is not supported");
   }
 
   l->compat = ctx.net.compat;
-  l->filters = *filters;
-  l->size = *size;
-  l->stride = *stride;
-  l->groups = *groups;
-  l->batch_normalize = *bn != 0;
+  l->filters = filters;
+  l->size = size;
+  l->stride = stride;
+  l->groups = groups;
+  l->batch_normalize = bn != 0;
   // Darknet: pad=1 means "same" padding of size/2 and overrides padding=.
-  l->pad = *pad ? l->size / 2 : *padding;
+  l->pad = pad ? l->size / 2 : padding;
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
@@ -150,10 +154,8 @@ Status ConvLayer::forward(LayerIO& io) const {
   if (io.fast()) return forward_fast(io);
   // File order: biases, [scales, rolling_mean, rolling_variance], weights.
   const size_t n = size_t(filters);
-  auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
-  if (!head.ok()) return head.status();
-  auto weights = load_params(io, n * (batch_normalize ? 4 : 1), weight_floats(), "conv weights");
-  if (!weights.ok()) return weights.status();
+  MDFI_ASSIGN_OR_RETURN(auto head, load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases"));
+  MDFI_ASSIGN_OR_RETURN(auto weights, load_params(io, n * (batch_normalize ? 4 : 1), weight_floats(), "conv weights"));
 
   const int M = filters / groups;
   const int N = out.h * out.w;
@@ -163,27 +165,26 @@ Status ConvLayer::forward(LayerIO& io) const {
 
   if (direct_1x1()) {
     for (int g = 0; g < groups; ++g)
-      gemm_nn_ref(M, N, K, weights->data() + size_t(g) * M * K, K, input + size_t(g) * K * N, N,
+      gemm_nn_ref(M, N, K, weights.data() + size_t(g) * M * K, K, input + size_t(g) * K * N, N,
                   io.output + size_t(g) * M * N, N);
   } else {
     const int tile = tile_columns();
-    auto ws = Buffer::make(*io.mem, size_t(K) * tile, MemCategory::kWorkspace, "im2col tile");
-    if (!ws.ok()) return ws.status();
+    MDFI_ASSIGN_OR_RETURN(auto ws, Buffer::make(*io.mem, size_t(K) * tile, MemCategory::kWorkspace, "im2col tile"));
     const int cpg = in.c / groups;
     for (int g = 0; g < groups; ++g) {
       const float* im = input + size_t(g) * cpg * in.h * in.w;
       for (int c0 = 0; c0 < N; c0 += tile) {
         const int c1 = std::min(N, c0 + tile);
-        im2col_tile(im, cpg, in.h, in.w, size, stride, pad, c0, c1, ws->data());
-        gemm_nn_ref(M, c1 - c0, K, weights->data() + size_t(g) * M * K, K, ws->data(), c1 - c0,
+        im2col_tile(im, cpg, in.h, in.w, size, stride, pad, c0, c1, ws.data());
+        gemm_nn_ref(M, c1 - c0, K, weights.data() + size_t(g) * M * K, K, ws.data(), c1 - c0,
                     io.output + size_t(g) * M * N + c0, N);
       }
     }
   }
-  weights->reset();
-  const float* biases = head->data();
+  weights.reset();
+  const float* biases = head.data();
   if (batch_normalize)
-    batchnorm_compat(io.output, filters, size_t(N), head->data() + 2 * n, head->data() + 3 * n, head->data() + n,
+    batchnorm_compat(io.output, filters, size_t(N), head.data() + 2 * n, head.data() + 3 * n, head.data() + n,
                      compat);
   add_bias(io.output, filters, size_t(N), biases);
   activate_array(io.output, out.count(), activation);

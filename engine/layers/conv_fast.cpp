@@ -52,43 +52,38 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   const size_t n = size_t(filters);
   const int M = filters / groups, K = (in.c / groups) * size * size;
   const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
-  auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
-  if (!head.ok()) return head.status();
+  MDFI_ASSIGN_OR_RETURN(auto head, load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases"));
   // Folded: y = scale*(x - mean)/d + bias = (scale/d)*x + (bias - scale*mean/d).
-  auto folded_bias = Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias");
-  if (!folded_bias.ok()) return folded_bias.status();
+  MDFI_ASSIGN_OR_RETURN(auto folded_bias, Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias"));
   std::vector<float> factor(n, 1.f);
   for (size_t f = 0; f < n; ++f) {
-    float b = head->data()[f];
+    float b = head.data()[f];
     if (batch_normalize) {
-      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const float scale = head.data()[n + f], mean = head.data()[2 * n + f], var = head.data()[3 * n + f];
       const double d = bn_denominator(var, compat);
       factor[f] = float(scale / d);
       b = float(b - double(scale) * mean / d);
     }
-    folded_bias->data()[f] = b;
+    folded_bias.data()[f] = b;
   }
-  head->reset();
+  head.reset();
   const size_t wbase = n * (batch_normalize ? 4 : 1);
 
   Buffer prepared;
   if (depthwise()) {
-    auto w = Buffer::make(wmem, weight_floats(), MemCategory::kWeights, "conv weights");
-    if (!w.ok()) return w.status();
-    MDFI_RETURN_IF_ERROR(io.params->read(wbase, w->data(), weight_floats()));
+    MDFI_ASSIGN_OR_RETURN(auto w, Buffer::make(wmem, weight_floats(), MemCategory::kWeights, "conv weights"));
+    MDFI_RETURN_IF_ERROR(io.params->read(wbase, w.data(), weight_floats()));
     const int kk = size * size;
     for (size_t f = 0; f < n; ++f)
-      for (int i = 0; i < kk; ++i) w->data()[f * kk + i] *= factor[f];
-    prepared = std::move(*w);
+      for (int i = 0; i < kk; ++i) w.data()[f * kk + i] *= factor[f];
+    prepared = std::move(w);
   } else {
     const size_t per_group = kernels::packed_a_floats(M, K);
-    auto packed = Buffer::make(wmem, per_group * groups, MemCategory::kWeights, "packed conv weights");
-    if (!packed.ok()) return packed.status();
+    MDFI_ASSIGN_OR_RETURN(auto packed, Buffer::make(wmem, per_group * groups, MemCategory::kWeights, "packed conv weights"));
     // Reading, batch-norm scaling and packing are spread over the threads (pread needs no shared
     // file position): a 13x13 YOLOv3 layer spends as long on its 19 MB of weights as on its GEMM.
     const int pt = pack_threads(threads);
-    auto rows = Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows");
-    if (!rows.ok()) return rows.status();
+    MDFI_ASSIGN_OR_RETURN(auto rows, Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows"));
     const int m_panels = (M + kernels::kMR - 1) / kernels::kMR;
     const int tasks = groups * m_panels;
     std::vector<Status> errors(size_t(pt), Status::Ok());
@@ -103,25 +98,25 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
       const int g = t / m_panels, m0 = (t % m_panels) * kernels::kMR;
       const int r = std::min(kernels::kMR, M - m0);
       const size_t f0 = size_t(g) * M + m0;
-      float* own = rows->data() + size_t(tid) * kernels::kMR * K;
+      float* own = rows.data() + size_t(tid) * kernels::kMR * K;
       Status st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
       if (!st.ok()) {
         errors[size_t(tid)] = std::move(st);
         continue;
       }
       // Batch-norm scaling happens inside the packing (one pass over the rows instead of two).
-      kernels::pack_a_panel(r, K, own, K, packed->data() + g * per_group + size_t(m0) * K,
+      kernels::pack_a_panel(r, K, own, K, packed.data() + g * per_group + size_t(m0) * K,
                             batch_normalize ? factor.data() + f0 : nullptr);
     }
     for (Status& st : errors)
       if (!st.ok()) return st;
-    prepared = std::move(*packed);
+    prepared = std::move(packed);
   }
-  MDFI_RETURN_IF_ERROR(compute_fast(io, prepared.data(), folded_bias->data()));
+  MDFI_RETURN_IF_ERROR(compute_fast(io, prepared.data(), folded_bias.data()));
   if (keep) {
     std::vector<Buffer> kept;
     kept.push_back(std::move(prepared));
-    kept.push_back(std::move(*folded_bias));
+    kept.push_back(std::move(folded_bias));
     keep->store(index, std::move(kept));
   }
   return Status::Ok();
@@ -138,8 +133,7 @@ Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* b
     return Status::Ok();
   }
   const size_t per_group = kernels::packed_a_floats(M, K);
-  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace, "packed im2col block");
-  if (!ws.ok()) return ws.status();
+  MDFI_ASSIGN_OR_RETURN(auto ws, Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace, "packed im2col block"));
   const int cpg = in.c / groups;
   for (int g = 0; g < groups; ++g) {
     const float* im = io.inputs[0] + size_t(g) * cpg * in.h * in.w;
@@ -147,10 +141,10 @@ Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* b
     const float* A = weights + g * per_group;
     const float* gb = bias + size_t(g) * M;
     if (direct_1x1()) {
-      kernels::sgemm_packed(M, N, K, A, kernels::MatrixB(im, K, N), C, N, gb, activation, threads, ws->data());
+      kernels::sgemm_packed(M, N, K, A, kernels::MatrixB(im, K, N), C, N, gb, activation, threads, ws.data());
     } else {
       kernels::sgemm_packed(M, N, K, A, kernels::Im2colB(im, cpg, in.h, in.w, size, stride, pad), C, N, gb, activation,
-                            threads, ws->data());
+                            threads, ws.data());
     }
   }
   return Status::Ok();

@@ -1,24 +1,31 @@
 #include "crop.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_crop() {
+  LayerRegistration r;
+  r.section = "crop";
+  r.keys = "crop_width, crop_height, noadjust";
+  r.doc = "centre crop, mapped to [-1,1] unless noadjust=1";
+  r.create = &CropLayer::create;
+  return r;
+}
+
 LayerResult CropLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<CropLayer>();
-  auto ch = r.get_int("crop_height", 1);
-  if (!ch.ok()) return ch.status();
-  auto cw = r.get_int("crop_width", 1);
-  if (!cw.ok()) return cw.status();
-  auto noadjust = r.get_int("noadjust", 0);
-  if (!noadjust.ok()) return noadjust.status();
+  MDFI_ASSIGN_OR_RETURN(auto ch, r.get_int("crop_height", 1));
+  MDFI_ASSIGN_OR_RETURN(auto cw, r.get_int("crop_width", 1));
+  MDFI_ASSIGN_OR_RETURN(auto noadjust, r.get_int("noadjust", 0));
   r.ignore({"flip", "angle", "saturation", "exposure", "shift"});
-  l->noadjust = *noadjust != 0;
-  if (*ch <= 0 || *cw <= 0 || *ch > ctx.input.h || *cw > ctx.input.w)
-    return LayerResult(ErrorKind::kCfg, layer_error(ctx, "crop", "crop " + std::to_string(*cw) + "x" +
-                                                                     std::to_string(*ch) + " does not fit its input " +
+  l->noadjust = noadjust != 0;
+  if (ch <= 0 || cw <= 0 || ch > ctx.input.h || cw > ctx.input.w)
+    return LayerResult(ErrorKind::kCfg, layer_error(ctx, "crop", "crop " + std::to_string(cw) + "x" +
+                                                                     std::to_string(ch) + " does not fit its input " +
                                                                      std::to_string(ctx.input.w) + "x" +
                                                                      std::to_string(ctx.input.h)));
   l->in = ctx.input;
-  l->out = Shape{ctx.input.c, *ch, *cw};
+  l->out = Shape{ctx.input.c, ch, cw};
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));
 }
 

@@ -13,6 +13,7 @@ class DetectionLayer : public Layer {
   const char* kind() const override { return "detection"; }
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
+  void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
   Status forward(LayerIO& io) const override;
 
   int classes = 1, coords = 1, n = 1, side = 7;

@@ -1,6 +1,25 @@
 #include "dropout.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
+
+LayerRegistration register_dropout() {
+  LayerRegistration r;
+  r.section = "dropout";
+  r.keys = "probability";
+  r.doc = "identity at inference";
+  r.create = &IdentityLayer::create_dropout;
+  return r;
+}
+
+LayerRegistration register_cost() {
+  LayerRegistration r;
+  r.section = "cost";
+  r.keys = "type";
+  r.doc = "identity at inference";
+  r.create = &IdentityLayer::create_cost;
+  return r;
+}
 
 static LayerResult make_identity(const char* kind, const BuildContext& ctx) {
   auto l = std::make_unique<IdentityLayer>(kind);

@@ -4,27 +4,33 @@
 #include <cstring>
 
 #include "../im2col.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_local() {
+  LayerRegistration r;
+  r.section = "local";
+  r.keys = "filters, size, stride, pad, activation";
+  r.doc = "locally connected layer (unshared filters)";
+  r.create = &LocalLayer::create;
+  return r;
+}
+
 LayerResult LocalLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<LocalLayer>();
-  auto filters = r.require_int("filters");
-  if (!filters.ok()) return filters.status();
-  auto size = r.get_int("size", 1);
-  if (!size.ok()) return size.status();
-  auto stride = r.get_int("stride", 1);
-  if (!stride.ok()) return stride.status();
-  auto pad = r.get_int("pad", 0);
-  if (!pad.ok()) return pad.status();
+  MDFI_ASSIGN_OR_RETURN(auto filters, r.require_int("filters"));
+  MDFI_ASSIGN_OR_RETURN(auto size, r.get_int("size", 1));
+  MDFI_ASSIGN_OR_RETURN(auto stride, r.get_int("stride", 1));
+  MDFI_ASSIGN_OR_RETURN(auto pad, r.get_int("pad", 0));
   std::string act = r.get_string("activation", "logistic");
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
-  l->filters = *filters;
-  l->size = *size;
-  l->stride = *stride;
-  l->pad = *pad;
+  l->filters = filters;
+  l->size = size;
+  l->stride = stride;
+  l->pad = pad;
   if (l->filters <= 0 || l->size <= 0 || l->stride <= 0 || l->pad < 0)
     return LayerResult(ErrorKind::kCfg, r.where() + ": [local] needs filters, size, stride > 0 and pad >= 0");
   const Shape in = ctx.input;
@@ -58,24 +64,21 @@ std::vector<ParamSegment> LocalLayer::param_layout() const {
 
 Status LocalLayer::forward(LayerIO& io) const {
   // File order: one bias per output value, then per location a filters x k matrix.
-  auto bias = load_params(io, 0, out.count(), "local biases");
-  if (!bias.ok()) return bias.status();
-  std::memcpy(io.output, bias->data(), out.bytes());
-  bias->reset();
+  MDFI_ASSIGN_OR_RETURN(auto bias, load_params(io, 0, out.count(), "local biases"));
+  std::memcpy(io.output, bias.data(), out.bytes());
+  bias.reset();
   const size_t L = locations();
   const size_t k = size_t(in.c) * size * size;
-  auto cols = Buffer::make(*io.mem, k * L, MemCategory::kWorkspace, "local im2col");
-  if (!cols.ok()) return cols.status();
-  im2col_tile(io.inputs[0], in.c, in.h, in.w, size, stride, pad, 0, int(L), cols->data());
+  MDFI_ASSIGN_OR_RETURN(auto cols, Buffer::make(*io.mem, k * L, MemCategory::kWorkspace, "local im2col"));
+  im2col_tile(io.inputs[0], in.c, in.h, in.w, size, stride, pad, 0, int(L), cols.data());
   // One location's matrix at a time keeps the resident weights to filters*k floats.
-  auto a = Buffer::make(*io.mem, size_t(filters) * k, MemCategory::kWeights, "local weights (one location)");
-  if (!a.ok()) return a.status();
+  MDFI_ASSIGN_OR_RETURN(auto a, Buffer::make(*io.mem, size_t(filters) * k, MemCategory::kWeights, "local weights (one location)"));
   for (size_t j = 0; j < L; ++j) {
-    MDFI_RETURN_IF_ERROR(io.params->read(out.count() + j * filters * k, a->data(), size_t(filters) * k));
+    MDFI_RETURN_IF_ERROR(io.params->read(out.count() + j * filters * k, a.data(), size_t(filters) * k));
     for (int f = 0; f < filters; ++f) {
-      const float* w = a->data() + size_t(f) * k;
+      const float* w = a.data() + size_t(f) * k;
       float& o = io.output[size_t(f) * L + j];  // accumulated in place, in Darknet's order
-      for (size_t p = 0; p < k; ++p) o += w[p] * cols->data()[p * L + j];
+      for (size_t p = 0; p < k; ++p) o += w[p] * cols.data()[p * L + j];
     }
   }
   activate_array(io.output, out.count(), activation);

@@ -5,33 +5,40 @@
 #include <cstdio>
 
 #include "../kernels/maxpool2x2.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_maxpool() {
+  LayerRegistration r;
+  r.section = "maxpool";
+  r.aliases = {"max"};
+  r.keys = "size, stride, padding, maxpool_depth, out_channels (AlexeyAB)";
+  r.doc = "max pooling, or across channels";
+  r.alexeyab_keys = {"maxpool_depth"};
+  r.create = &MaxPoolLayer::create;
+  return r;
+}
+
 LayerResult MaxPoolLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<MaxPoolLayer>();
-  auto stride = r.get_int("stride", 1);
-  if (!stride.ok()) return stride.status();
-  auto size = r.get_int("size", *stride);
-  if (!size.ok()) return size.status();
-  auto padding = r.get_int("padding", *size - 1);
-  if (!padding.ok()) return padding.status();
-  l->stride = *stride;
-  l->size = *size;
-  l->padding = *padding;
+  MDFI_ASSIGN_OR_RETURN(auto stride, r.get_int("stride", 1));
+  MDFI_ASSIGN_OR_RETURN(auto size, r.get_int("size", stride));
+  MDFI_ASSIGN_OR_RETURN(auto padding, r.get_int("padding", size - 1));
+  l->stride = stride;
+  l->size = size;
+  l->padding = padding;
   if (l->stride <= 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": stride must be > 0");
   if (l->size <= 0) return LayerResult(ErrorKind::kCfg, r.where("size") + ": size must be > 0");
   if (l->padding < 0) return LayerResult(ErrorKind::kCfg, r.where("padding") + ": padding must be >= 0");
-  auto depth = r.get_int("maxpool_depth", 0);
-  if (!depth.ok()) return depth.status();
-  if (*depth) {
-    auto out_channels = r.get_int("out_channels", 1);
-    if (!out_channels.ok()) return out_channels.status();
-    if (*out_channels <= 0)
+  MDFI_ASSIGN_OR_RETURN(auto depth, r.get_int("maxpool_depth", 0));
+  if (depth) {
+    MDFI_ASSIGN_OR_RETURN(auto out_channels, r.get_int("out_channels", 1));
+    if (out_channels <= 0)
       return LayerResult(ErrorKind::kCfg, r.where("out_channels") + ": out_channels must be > 0");
     l->depth = true;
     l->in = ctx.input;
-    l->out = Shape{*out_channels, ctx.input.h, ctx.input.w};
+    l->out = Shape{out_channels, ctx.input.h, ctx.input.w};
     return LayerResult(std::unique_ptr<Layer>(std::move(l)));
   }
   l->in = ctx.input;

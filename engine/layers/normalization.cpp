@@ -2,22 +2,30 @@
 
 #include <cmath>
 
+#include "../layer_registry.h"
+
 namespace mdfi {
+
+LayerRegistration register_normalization() {
+  LayerRegistration r;
+  r.section = "normalization";
+  r.aliases = {"lrn"};
+  r.keys = "size, alpha, beta, kappa";
+  r.doc = "local response normalisation across channels";
+  r.create = &NormalizationLayer::create;
+  return r;
+}
 
 LayerResult NormalizationLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<NormalizationLayer>();
-  auto alpha = r.get_float("alpha", .0001f);
-  if (!alpha.ok()) return alpha.status();
-  auto beta = r.get_float("beta", .75f);
-  if (!beta.ok()) return beta.status();
-  auto kappa = r.get_float("kappa", 1);
-  if (!kappa.ok()) return kappa.status();
-  auto size = r.get_int("size", 5);
-  if (!size.ok()) return size.status();
-  l->alpha = *alpha;
-  l->beta = *beta;
-  l->kappa = *kappa;
-  l->size = *size;
+  MDFI_ASSIGN_OR_RETURN(auto alpha, r.get_float("alpha", .0001f));
+  MDFI_ASSIGN_OR_RETURN(auto beta, r.get_float("beta", .75f));
+  MDFI_ASSIGN_OR_RETURN(auto kappa, r.get_float("kappa", 1));
+  MDFI_ASSIGN_OR_RETURN(auto size, r.get_int("size", 5));
+  l->alpha = alpha;
+  l->beta = beta;
+  l->kappa = kappa;
+  l->size = size;
   if (l->size <= 0) return LayerResult(ErrorKind::kCfg, r.where("size") + ": size must be > 0");
   l->in = ctx.input;
   l->out = ctx.input;
@@ -27,10 +35,9 @@ LayerResult NormalizationLayer::create(const SectionReader& r, const BuildContex
 Status NormalizationLayer::forward(LayerIO& io) const {
   const size_t hw = size_t(in.w) * in.h;
   const float* x = io.inputs[0];
-  auto ws = Buffer::make(*io.mem, 2 * in.count(), MemCategory::kWorkspace, "normalization squares and norms");
-  if (!ws.ok()) return ws.status();
-  float* squared = ws->data();
-  float* norms = ws->data() + in.count();
+  MDFI_ASSIGN_OR_RETURN(auto ws, Buffer::make(*io.mem, 2 * in.count(), MemCategory::kWorkspace, "normalization squares and norms"));
+  float* squared = ws.data();
+  float* norms = ws.data() + in.count();
   for (size_t i = 0; i < in.count(); ++i) squared[i] = float(std::pow(double(x[i]), 2.0));
   // A running window over channels, updated exactly as Darknet's axpy sequence does.
   for (size_t i = 0; i < hw; ++i) norms[i] = kappa;

@@ -1,37 +1,43 @@
 #include "region.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "../activation.h"
 #include "softmax.h"
+#include "../detect.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_region() {
+  LayerRegistration r;
+  r.section = "region";
+  r.keys = "anchors, num, classes, coords, softmax, background (tree refused)";
+  r.doc = "YOLOv2 head (logistic x, y, objectness; softmax or logistic classes)";
+  r.create = &RegionLayer::create;
+  return r;
+}
+
 LayerResult RegionLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<RegionLayer>();
-  auto classes = r.get_int("classes", 20);
-  if (!classes.ok()) return classes.status();
-  auto coords = r.get_int("coords", 4);
-  if (!coords.ok()) return coords.status();
-  auto num = r.get_int("num", 1);
-  if (!num.ok()) return num.status();
-  auto softmax = r.get_int("softmax", 0);
-  if (!softmax.ok()) return softmax.status();
-  auto background = r.get_int("background", 0);
-  if (!background.ok()) return background.status();
-  auto anchors = r.get_float_list("anchors");
-  if (!anchors.ok()) return anchors.status();
+  MDFI_ASSIGN_OR_RETURN(auto classes, r.get_int("classes", 20));
+  MDFI_ASSIGN_OR_RETURN(auto coords, r.get_int("coords", 4));
+  MDFI_ASSIGN_OR_RETURN(auto num, r.get_int("num", 1));
+  MDFI_ASSIGN_OR_RETURN(auto softmax, r.get_int("softmax", 0));
+  MDFI_ASSIGN_OR_RETURN(auto background, r.get_int("background", 0));
+  MDFI_ASSIGN_OR_RETURN(auto anchors, r.get_float_list("anchors"));
   if (r.has("tree"))
     return LayerResult(ErrorKind::kUnsupported, r.where("tree") + ": [region] softmax trees (yolo9000) are not supported");
   // bias_match only changes which anchor training assigns a truth to; the rest are training knobs.
   r.ignore({"bias_match", "jitter", "rescore", "thresh", "classfix", "absolute", "random", "coord_scale",
             "object_scale", "noobject_scale", "mask_scale", "class_scale", "max", "log", "sqrt", "map", "focal_loss"});
-  l->classes = *classes;
-  l->coords = *coords;
-  l->n = *num;
-  l->softmax = *softmax != 0;
-  l->background = *background != 0;
+  l->classes = classes;
+  l->coords = coords;
+  l->n = num;
+  l->softmax = softmax != 0;
+  l->background = background != 0;
   if (l->classes < 0) return LayerResult(ErrorKind::kCfg, r.where("classes") + ": classes must be >= 0");
   if (l->coords < 2) return LayerResult(ErrorKind::kCfg, r.where("coords") + ": coords must be >= 2");
   if (l->n <= 0) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num must be > 0");
@@ -42,7 +48,7 @@ LayerResult RegionLayer::create(const SectionReader& r, const BuildContext& ctx)
                                                       std::to_string(l->n) + " x (classes " + std::to_string(l->classes) +
                                                       " + coords " + std::to_string(l->coords) + " + 1) = " +
                                                       std::to_string(int64_t(l->n) * (int64_t(l->classes) + l->coords + 1))));
-  l->anchors = *anchors;
+  l->anchors = anchors;
   // As in [yolo]: AlexeyAB reads at most num*2 values (the rest stay .5), pjreddie all of them.
   if (ctx.net.compat == Compat::kAlexeyAB && !l->anchors.empty()) l->anchors.resize(size_t(2) * size_t(l->n), .5f);
   if (!l->anchors.empty() && l->anchors.size() != size_t(2) * size_t(l->n))
@@ -73,6 +79,34 @@ Status RegionLayer::forward(LayerIO& io) const {
                         int(hw));
   }
   return Status::Ok();
+}
+
+// get_region_detections (pjreddie): every anchor of every cell; those at or under the
+// threshold have objectness 0 and no class scores, which NMS and printing then skip.
+void RegionLayer::decode_boxes(const float* pred, const BoxFrame& frame, CandidateSink& sink) const {
+  const RegionLayer& l = *this;
+  const DetectOptions& opt = *frame.opt;
+  const size_t hw = size_t(l.out.w) * l.out.h;
+  const BoxCorrection fix(frame.img_w, frame.img_h, frame.net_w, frame.net_h, opt.letterbox);
+  for (size_t i = 0; i < hw; ++i) {
+    const int row = int(i / l.out.w), col = int(i % l.out.w);
+    for (int n = 0; n < l.n; ++n) {
+      const float scale = l.background ? 1.f : pred[l.entry(n, i, l.coords)];
+      if (!(scale > opt.thresh)) continue;  // objectness 0: dropped before NMS anyway
+      Box b;
+      b.x = (col + pred[l.entry(n, i, 0)]) / l.out.w;
+      b.y = (row + pred[l.entry(n, i, 1)]) / l.out.h;
+      b.w = float(std::exp(pred[l.entry(n, i, 2)]) * l.anchors[2 * n] / l.out.w);
+      b.h = float(std::exp(pred[l.entry(n, i, 3)]) * l.anchors[2 * n + 1] / l.out.h);
+      float* prob = sink.row(l.classes);
+      for (int j = 0; j < l.classes; ++j) {
+        const float p = scale * pred[l.entry(n, i, l.coords + 1 + j)];
+        prob[size_t(j)] = p > opt.thresh ? p : 0;
+      }
+      fix.apply(b);
+      sink.add(b, scale);
+    }
+  }
 }
 
 }  // namespace mdfi

@@ -15,6 +15,7 @@ class RegionLayer : public Layer {
   const char* kind() const override { return "region"; }
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
+  void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
   Status forward(LayerIO& io) const override;
 
   int classes = 20, coords = 4, n = 1;

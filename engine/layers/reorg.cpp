@@ -4,22 +4,29 @@
 #include <cstring>
 #include <vector>
 
+#include "../layer_registry.h"
+
 namespace mdfi {
+
+LayerRegistration register_reorg() {
+  LayerRegistration r;
+  r.section = "reorg";
+  r.keys = "stride, reverse, flatten, extra";
+  r.doc = "space-to-depth in Darknet's channel order";
+  r.create = &ReorgLayer::create;
+  return r;
+}
 
 LayerResult ReorgLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<ReorgLayer>();
-  auto stride = r.get_int("stride", 1);
-  if (!stride.ok()) return stride.status();
-  auto reverse = r.get_int("reverse", 0);
-  if (!reverse.ok()) return reverse.status();
-  auto flatten = r.get_int("flatten", 0);
-  if (!flatten.ok()) return flatten.status();
-  auto extra = r.get_int("extra", 0);
-  if (!extra.ok()) return extra.status();
-  l->stride = *stride;
-  l->reverse = *reverse != 0;
-  l->flatten = *flatten != 0;
-  l->extra = *extra;
+  MDFI_ASSIGN_OR_RETURN(auto stride, r.get_int("stride", 1));
+  MDFI_ASSIGN_OR_RETURN(auto reverse, r.get_int("reverse", 0));
+  MDFI_ASSIGN_OR_RETURN(auto flatten, r.get_int("flatten", 0));
+  MDFI_ASSIGN_OR_RETURN(auto extra, r.get_int("extra", 0));
+  l->stride = stride;
+  l->reverse = reverse != 0;
+  l->flatten = flatten != 0;
+  l->extra = extra;
   if (l->stride <= 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": stride must be > 0");
   if (l->extra < 0) return LayerResult(ErrorKind::kCfg, r.where("extra") + ": extra must be >= 0");
   const Shape in = ctx.input;

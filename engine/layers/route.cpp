@@ -2,7 +2,19 @@
 
 #include <cstring>
 
+#include "../layer_registry.h"
+
 namespace mdfi {
+
+LayerRegistration register_route() {
+  LayerRegistration r;
+  r.section = "route";
+  r.keys = "layers, groups, group_id (AlexeyAB)";
+  r.doc = "channel concatenation, or one channel slice per source";
+  r.alexeyab_keys = {"groups", "group_id"};
+  r.create = &RouteLayer::create;
+  return r;
+}
 
 Result<int> resolve_layer_ref(int ref, const BuildContext& ctx, const std::string& where, const char* what) {
   const int abs = ref < 0 ? ctx.index + ref : ref;
@@ -15,20 +27,18 @@ Result<int> resolve_layer_ref(int ref, const BuildContext& ctx, const std::strin
 
 LayerResult RouteLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<RouteLayer>();
-  auto refs = r.get_int_list("layers");
-  if (!refs.ok()) return refs.status();
-  if (refs->empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [route] needs layers=");
-  for (int ref : *refs) {
-    auto idx = resolve_layer_ref(ref, ctx, r.where("layers"), "route to");
-    if (!idx.ok()) return idx.status();
-    const Shape s = ctx.built[*idx]->out;
+  MDFI_ASSIGN_OR_RETURN(auto refs, r.get_int_list("layers"));
+  if (refs.empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [route] needs layers=");
+  for (int ref : refs) {
+    MDFI_ASSIGN_OR_RETURN(auto idx, resolve_layer_ref(ref, ctx, r.where("layers"), "route to"));
+    const Shape s = ctx.built[idx]->out;
     if (!l->sources.empty() && (s.w != l->source_shapes[0].w || s.h != l->source_shapes[0].h))
       return LayerResult(ErrorKind::kCfg, r.where("layers") + ": layer " + std::to_string(ctx.index) +
-                                              " route joins layer " + std::to_string(*idx) + " (" +
+                                              " route joins layer " + std::to_string(idx) + " (" +
                                               std::to_string(s.w) + "x" + std::to_string(s.h) +
                                               ") with a different size (" + std::to_string(l->source_shapes[0].w) +
                                               "x" + std::to_string(l->source_shapes[0].h) + ")");
-    l->sources.push_back(*idx);
+    l->sources.push_back(idx);
     l->source_shapes.push_back(s);
     // Listing a huge layer many times would overflow the int channel count.
     if (l->out.c > (1 << 30) - s.c)
@@ -37,18 +47,16 @@ LayerResult RouteLayer::create(const SectionReader& r, const BuildContext& ctx) 
     l->out.c += s.c;
   }
   if (ctx.net.compat == Compat::kAlexeyAB) {
-    auto groups = r.get_int("groups", 1);
-    if (!groups.ok()) return groups.status();
-    auto group_id = r.get_int("group_id", 0);
-    if (!group_id.ok()) return group_id.status();
-    if (*groups <= 0 || *group_id < 0 || *group_id >= *groups)
+    MDFI_ASSIGN_OR_RETURN(auto groups, r.get_int("groups", 1));
+    MDFI_ASSIGN_OR_RETURN(auto group_id, r.get_int("group_id", 0));
+    if (groups <= 0 || group_id < 0 || group_id >= groups)
       return LayerResult(ErrorKind::kCfg, r.where("groups") + ": [route] needs groups > 0 and 0 <= group_id < groups");
     for (const Shape& s : l->source_shapes)
-      if (s.c % *groups != 0)
-        return LayerResult(ErrorKind::kCfg, r.where("groups") + ": groups=" + std::to_string(*groups) +
+      if (s.c % groups != 0)
+        return LayerResult(ErrorKind::kCfg, r.where("groups") + ": groups=" + std::to_string(groups) +
                                                 " does not divide a source's " + std::to_string(s.c) + " channels");
-    l->groups = *groups;
-    l->group_id = *group_id;
+    l->groups = groups;
+    l->group_id = group_id;
     l->out.c /= l->groups;
   }
   l->in = l->source_shapes[0];

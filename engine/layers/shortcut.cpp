@@ -6,15 +6,25 @@
 #include <cstring>
 
 #include "route.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
+
+LayerRegistration register_shortcut() {
+  LayerRegistration r;
+  r.section = "shortcut";
+  r.keys = "from, alpha, beta, activation; AlexeyAB: from list, weights_type, weights_normalization";
+  r.doc = "residual add (pjreddie strided form, or AlexeyAB weighted multi-source form)";
+  r.alexeyab_keys = {"weights_type", "weights_normalization"};
+  r.create = &ShortcutLayer::create;
+  return r;
+}
 
 static LayerResult create_alexeyab(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<ShortcutLayer>();
   l->alexeyab = true;
-  auto from = r.get_int_list("from");
-  if (!from.ok()) return from.status();
-  if (from->empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] needs from=");
+  MDFI_ASSIGN_OR_RETURN(auto from, r.get_int_list("from"));
+  if (from.empty()) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] needs from=");
   std::string act = r.get_string("activation", "linear");
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
@@ -34,13 +44,12 @@ static LayerResult create_alexeyab(const SectionReader& r, const BuildContext& c
   const Shape prev = ctx.input;
   l->sources = {ctx.index - 1};
   l->source_shapes = {prev};
-  for (int ref : *from) {
-    auto idx = resolve_layer_ref(ref, ctx, r.where("from"), "shortcut from");
-    if (!idx.ok()) return idx.status();
-    l->sources.push_back(*idx);
-    l->source_shapes.push_back(ctx.built[size_t(*idx)]->out);
+  for (int ref : from) {
+    MDFI_ASSIGN_OR_RETURN(auto idx, resolve_layer_ref(ref, ctx, r.where("from"), "shortcut from"));
+    l->sources.push_back(idx);
+    l->source_shapes.push_back(ctx.built[size_t(idx)]->out);
   }
-  const int n = int(from->size());
+  const int n = int(from.size());
   if (l->weights_type == ShortcutLayer::Weights::kPerFeature) l->nweights = n + 1;
   if (l->weights_type == ShortcutLayer::Weights::kPerChannel) l->nweights = (n + 1) * prev.c;
   l->in = prev;
@@ -52,33 +61,29 @@ LayerResult ShortcutLayer::create(const SectionReader& r, const BuildContext& ct
   if (ctx.net.compat == Compat::kAlexeyAB) return create_alexeyab(r, ctx);
   auto l = std::make_unique<ShortcutLayer>();
   if (!r.has("from")) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] needs from=");
-  auto from = r.get_int("from", 0);
-  if (!from.ok()) return from.status();
-  auto idx = resolve_layer_ref(*from, ctx, r.where("from"), "shortcut from");
-  if (!idx.ok()) return idx.status();
+  MDFI_ASSIGN_OR_RETURN(auto from, r.get_int("from", 0));
+  MDFI_ASSIGN_OR_RETURN(auto idx, resolve_layer_ref(from, ctx, r.where("from"), "shortcut from"));
   if (ctx.index == 0) return LayerResult(ErrorKind::kCfg, r.where() + ": [shortcut] cannot be the first layer");
-  auto alpha = r.get_float("alpha", 1);
-  if (!alpha.ok()) return alpha.status();
-  auto beta = r.get_float("beta", 1);
-  if (!beta.ok()) return beta.status();
+  MDFI_ASSIGN_OR_RETURN(auto alpha, r.get_float("alpha", 1));
+  MDFI_ASSIGN_OR_RETURN(auto beta, r.get_float("beta", 1));
   std::string act = r.get_string("activation", "linear");
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
-  l->alpha = *alpha;
-  l->beta = *beta;
-  const Shape add = ctx.built[*idx]->out;
+  l->alpha = alpha;
+  l->beta = beta;
+  const Shape add = ctx.built[idx]->out;
   const Shape prev = ctx.input;
   // Darknet asserts that both axes scale by the same integer factor.
   const int stride = add.w / prev.w, sample = prev.w / add.w;
   const bool same_factor = add.h > 0 && prev.h > 0 && stride == add.h / prev.h && sample == prev.h / add.h;
   if (!same_factor)
     return LayerResult(ErrorKind::kCfg, r.where("from") + ": layer " + std::to_string(ctx.index) +
-                                            " shortcut from layer " + std::to_string(*idx) + " (" +
+                                            " shortcut from layer " + std::to_string(idx) + " (" +
                                             std::to_string(add.w) + "x" + std::to_string(add.h) +
                                             ") cannot be added to " + std::to_string(prev.w) + "x" +
                                             std::to_string(prev.h));
-  l->sources = {ctx.index - 1, *idx};
+  l->sources = {ctx.index - 1, idx};
   l->source_shapes = {prev, add};
   l->in = prev;
   l->out = prev;
@@ -95,9 +100,8 @@ Status ShortcutLayer::forward_alexeyab(LayerIO& io) const {
   const int n = int(sources.size()) - 1;
   Buffer weights;
   if (nweights > 0) {
-    auto w = load_params(io, 0, size_t(nweights), "shortcut weights");
-    if (!w.ok()) return w.status();
-    weights = std::move(*w);
+    MDFI_ASSIGN_OR_RETURN(auto w, load_params(io, 0, size_t(nweights), "shortcut weights"));
+    weights = std::move(w);
   }
   const float* wts = weights.empty() ? nullptr : weights.data();
   // One weight per source (per_feature) or per source and channel (per_channel).

@@ -3,18 +3,28 @@
 #include <cfloat>
 #include <cmath>
 
+#include "../layer_registry.h"
+
 namespace mdfi {
+
+LayerRegistration register_softmax() {
+  LayerRegistration r;
+  r.section = "softmax";
+  r.aliases = {"soft"};
+  r.keys = "groups, temperature";
+  r.doc = "softmax over groups of the flattened input (tree refused)";
+  r.create = &SoftmaxLayer::create;
+  return r;
+}
 
 LayerResult SoftmaxLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<SoftmaxLayer>();
-  auto groups = r.get_int("groups", 1);
-  if (!groups.ok()) return groups.status();
-  auto temp = r.get_float("temperature", 1);
-  if (!temp.ok()) return temp.status();
+  MDFI_ASSIGN_OR_RETURN(auto groups, r.get_int("groups", 1));
+  MDFI_ASSIGN_OR_RETURN(auto temp, r.get_float("temperature", 1));
   if (r.has("tree"))
     return LayerResult(ErrorKind::kUnsupported, r.where("tree") + ": softmax trees (yolo9000/darknet9000) are not supported");
-  l->groups = *groups;
-  l->temperature = *temp;
+  l->groups = groups;
+  l->temperature = temp;
   if (l->groups <= 0 || ctx.input.count() % size_t(l->groups) != 0)
     return LayerResult(ErrorKind::kCfg, r.where("groups") + ": groups=" + std::to_string(l->groups) +
                                             " must divide the input size " + std::to_string(ctx.input.count()));

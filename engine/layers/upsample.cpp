@@ -1,17 +1,25 @@
 #include "upsample.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_upsample() {
+  LayerRegistration r;
+  r.section = "upsample";
+  r.keys = "stride, scale";
+  r.doc = "nearest-neighbour upsampling";
+  r.create = &UpsampleLayer::create;
+  return r;
+}
+
 LayerResult UpsampleLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<UpsampleLayer>();
-  auto stride = r.get_int("stride", 2);
-  if (!stride.ok()) return stride.status();
-  auto scale = r.get_float("scale", 1);
-  if (!scale.ok()) return scale.status();
-  if (*stride == 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": upsample stride must not be 0");
-  l->reverse = *stride < 0;
-  l->stride = l->reverse ? -*stride : *stride;
-  l->scale = *scale;
+  MDFI_ASSIGN_OR_RETURN(auto stride, r.get_int("stride", 2));
+  MDFI_ASSIGN_OR_RETURN(auto scale, r.get_float("scale", 1));
+  if (stride == 0) return LayerResult(ErrorKind::kCfg, r.where("stride") + ": upsample stride must not be 0");
+  l->reverse = stride < 0;
+  l->stride = l->reverse ? -stride : stride;
+  l->scale = scale;
   l->in = ctx.input;
   l->out.c = ctx.input.c;
   if (l->reverse) {

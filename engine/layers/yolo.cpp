@@ -1,57 +1,65 @@
 #include "yolo.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "../activation.h"
+#include "../detect.h"
+#include "../layer_registry.h"
 
 namespace mdfi {
 
+LayerRegistration register_yolo() {
+  LayerRegistration r;
+  r.section = "yolo";
+  r.keys = "mask, anchors, num, classes; AlexeyAB: scale_x_y, new_coords, nms_kind, beta_nms";
+  r.doc = "YOLOv3 head (logistic x, y, objectness, classes)";
+  r.alexeyab_keys_anywhere = {"nms_kind", "beta_nms", "scale_x_y", "iou_loss", "iou_normalizer",
+      "cls_normalizer", "obj_normalizer", "iou_thresh", "new_coords", "max_delta", "label_smooth_eps",
+      "objectness_smooth", "counters_per_class", "focal_loss"};
+  r.create = &YoloLayer::create;
+  return r;
+}
+
 LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
   auto l = std::make_unique<YoloLayer>();
-  auto classes = r.get_int("classes", 20);
-  if (!classes.ok()) return classes.status();
-  auto total = r.get_int("num", 1);
-  if (!total.ok()) return total.status();
-  auto mask = r.get_int_list("mask");
-  if (!mask.ok()) return mask.status();
-  auto anchors = r.get_float_list("anchors");
-  if (!anchors.ok()) return anchors.status();
+  MDFI_ASSIGN_OR_RETURN(auto classes, r.get_int("classes", 20));
+  MDFI_ASSIGN_OR_RETURN(auto total, r.get_int("num", 1));
+  MDFI_ASSIGN_OR_RETURN(auto mask, r.get_int_list("mask"));
+  MDFI_ASSIGN_OR_RETURN(auto anchors, r.get_float_list("anchors"));
   r.ignore({"jitter", "ignore_thresh", "truth_thresh", "random", "max", "counters_per_class", "label_smooth_eps",
             "iou_normalizer", "cls_normalizer", "obj_normalizer", "iou_loss", "iou_thresh", "resize",
             "focal_loss", "max_delta", "uc_normalizer", "objectness_smooth", "iou_thresh_kind", "track_history_size",
             "sim_thresh", "dets_for_track", "dets_for_show", "track_ciou_norm", "embedding_layer", "map"});
   if (ctx.net.compat == Compat::kAlexeyAB) {
-    auto sxy = r.get_float("scale_x_y", 1);
-    if (!sxy.ok()) return sxy.status();
-    auto new_coords = r.get_int("new_coords", 0);
-    if (!new_coords.ok()) return new_coords.status();
-    auto beta = r.get_float("beta_nms", 0.6f);
-    if (!beta.ok()) return beta.status();
+    MDFI_ASSIGN_OR_RETURN(auto sxy, r.get_float("scale_x_y", 1));
+    MDFI_ASSIGN_OR_RETURN(auto new_coords, r.get_int("new_coords", 0));
+    MDFI_ASSIGN_OR_RETURN(auto beta, r.get_float("beta_nms", 0.6f));
     const std::string kind = r.get_string("nms_kind", "default");
     if (kind == "greedynms") l->nms_kind = NmsKind::kGreedy;
     else if (kind == "diounms") l->nms_kind = NmsKind::kDiou;
     else if (kind != "default")
       return LayerResult(ErrorKind::kUnsupported, r.where("nms_kind") + ": nms_kind '" + kind +
                                                       "' is not supported (supported: default, greedynms, diounms)");
-    l->scale_x_y = *sxy;
-    l->new_coords = *new_coords != 0;
-    l->beta_nms = *beta;
+    l->scale_x_y = sxy;
+    l->new_coords = new_coords != 0;
+    l->beta_nms = beta;
   } else {
     // pjreddie Darknet does not know these keys: read and deliberately ignored.
     r.ignore({"scale_x_y", "new_coords", "nms_kind", "beta_nms"});
   }
-  l->classes = *classes;
-  l->total = *total;
+  l->classes = classes;
+  l->total = total;
   if (l->classes <= 0) return LayerResult(ErrorKind::kCfg, r.where("classes") + ": classes must be > 0");
   if (l->total <= 0) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num must be > 0");
   // The default mask and anchors are num-long: a huge num would allocate gigabytes here.
   if (l->total > 100000) return LayerResult(ErrorKind::kCfg, r.where("num") + ": num is absurdly large (limit 100000)");
-  l->mask = *mask;
+  l->mask = mask;
   if (l->mask.empty())
     for (int i = 0; i < l->total; ++i) l->mask.push_back(i);
-  l->anchors = *anchors;
+  l->anchors = anchors;
   // AlexeyAB reads at most num*2 anchor values and leaves the rest at .5; pjreddie reads every
   // value listed, past its buffer, so there a count other than num*2 stays an error. Stock
   // cspx-p7-mish.cfg lists 20 pairs for num=16 and masks 16-19 in its last [yolo]: AlexeyAB
@@ -118,6 +126,65 @@ Status YoloLayer::forward(LayerIO& io) const {
       for (size_t i = 0; i < r.n; ++i) r.at[i] = r.at[i] * scale_x_y + bias;
   }
   return Status::Ok();
+}
+
+// get_yolo_detections: every anchor of every cell whose objectness and some class score pass the
+// threshold, with AlexeyAB's new_coords decoding when the cfg asks for it.
+void YoloLayer::decode_boxes(const float* pred, const BoxFrame& frame, CandidateSink& sink) const {
+  const YoloLayer* l = this;  // the decoding reads as Darknet's, which takes the layer as `l`
+  const DetectOptions& opt = *frame.opt;
+  const int netw = frame.net_w, neth = frame.net_h;
+  const BoxCorrection fix(frame.img_w, frame.img_h, netw, neth, opt.letterbox);
+  const size_t hw = size_t(l->out.w) * l->out.h;
+  const size_t per_anchor = hw * (l->classes + 5);
+  // Only candidates with some class over the threshold are kept: a box whose every class
+  // score is 0 neither suppresses another in NMS nor prints, and an untrained or odd model
+  // has tens of thousands of cells over the objectness threshold. Counted first, so a vector
+  // sink is allocated once at its size (no doubling on a 25,200-cell head).
+  auto any_class = [&](const float* p, float objectness) {
+    for (int j = 0; j < l->classes; ++j)
+      if (objectness * p[(5 + j) * hw] > opt.thresh) return true;
+    return false;
+  };
+  size_t count = 0;
+  for (size_t i = 0; i < hw; ++i)
+    for (int n = 0; n < l->n(); ++n) {
+      const float* p = pred + n * per_anchor + i;
+      if (p[4 * hw] > opt.thresh && any_class(p, p[4 * hw])) ++count;
+    }
+  sink.expect(count);
+  for (size_t i = 0; i < hw; ++i) {
+    const int row = int(i / l->out.w), col = int(i % l->out.w);
+    for (int n = 0; n < l->n(); ++n) {
+      const float* p = pred + n * per_anchor + i;
+      const float objectness = p[4 * hw];
+      if (objectness <= opt.thresh || !any_class(p, objectness)) continue;
+      Box b;
+      const int a = l->mask[n];
+      b.x = (col + p[0]) / l->out.w;
+      b.y = (row + p[hw]) / l->out.h;
+      if (l->new_coords) {  // AlexeyAB: the conv's logistic output t, w = 4 t^2 anchor
+        b.w = p[2 * hw] * p[2 * hw] * 4 * l->anchors[2 * a] / netw;
+        b.h = p[3 * hw] * p[3 * hw] * 4 * l->anchors[2 * a + 1] / neth;
+      } else {
+        b.w = float(std::exp(p[2 * hw]) * l->anchors[2 * a] / netw);
+        b.h = float(std::exp(p[3 * hw]) * l->anchors[2 * a + 1] / neth);
+      }
+      float* prob = sink.row(l->classes);
+      for (int j = 0; j < l->classes; ++j) {
+        const float pr = objectness * p[(5 + j) * hw];
+        prob[j] = pr > opt.thresh ? pr : 0;
+      }
+      fix.apply(b);
+      sink.add(b, objectness);
+    }
+  }
+}
+
+bool YoloLayer::head_nms(NmsKind* kind, float* beta) const {
+  *kind = nms_kind;
+  *beta = beta_nms;
+  return true;
 }
 
 }  // namespace mdfi

@@ -8,16 +8,14 @@
 
 namespace mdfi {
 
-// AlexeyAB's [yolo] nms_kind: default (IoU, do_nms_sort), greedynms (DIoU with exponent 0.6),
-// diounms (DIoU with exponent beta_nms), cornersnms (not supported for inference).
-enum class NmsKind { kDefault, kGreedy, kDiou };
-
 class YoloLayer : public Layer {
  public:
   static LayerResult create(const SectionReader& r, const BuildContext& ctx);
   const char* kind() const override { return "yolo"; }
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
+  void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
+  bool head_nms(NmsKind* kind, float* beta) const override;
   Status forward(LayerIO& io) const override;
 
   int classes = 20;

@@ -11,7 +11,7 @@
 #include "compat.h"
 #include "detect.h"
 #include "executor.h"
-#include "layer_catalog.h"
+#include "layer_registry.h"
 #include "layers/batchnorm.h"
 #include "plan.h"
 #include "support.h"
@@ -281,17 +281,32 @@ TEST_CASE("DIoU NMS suppresses by IoU minus the centre-distance term", "[detect]
   CHECK(dets[2].prob[0] == 0.7f);
 }
 
-TEST_CASE("info --layers lists exactly the supported sections, with their keys", "[layers]") {
-  std::vector<std::string> documented;
-  for (const LayerDoc& d : layer_catalog())
-    if (std::string(d.section) != "net") documented.push_back(d.section);
-  std::vector<std::string> supported = supported_layer_types();
-  std::sort(documented.begin(), documented.end());
-  std::sort(supported.begin(), supported.end());
-  CHECK(documented == supported);
+TEST_CASE("the layer registry: one entry per section, names and aliases resolve, info --layers prints it", "[layers]") {
+  std::vector<std::string> spellings{net_registration().section};
+  for (const char* a : net_registration().aliases) spellings.push_back(a);
+  std::vector<std::string> sections;
+  for (const LayerRegistration& r : registered_layers()) {
+    INFO(r.section);
+    CHECK(r.create != nullptr);
+    CHECK(*r.doc != '\0');
+    CHECK(find_registration(r.section) == &r);
+    CHECK(canonical_section(r.section) == r.section);
+    for (const char* a : r.aliases) CHECK(canonical_section(a) == r.section);
+    sections.push_back(r.section);
+    spellings.push_back(r.section);
+    spellings.insert(spellings.end(), r.aliases.begin(), r.aliases.end());
+  }
+  CHECK(find_registration("net") == &net_registration());
+  CHECK(find_registration("deconvolutional") == nullptr);  // parsed, refused by build_network
+  std::sort(spellings.begin(), spellings.end());
+  CHECK(std::adjacent_find(spellings.begin(), spellings.end()) == spellings.end());  // no spelling twice
+  std::sort(sections.begin(), sections.end());
+  CHECK(sections == supported_layer_types());
   auto r = run_command(mdfi_binary() + " info --layers");
   REQUIRE(r.exit_code == 0);
-  for (const char* s : {"[scale_channels]", "[region]", "[local]", "scale_x_y", "weights_type", "groups, group_id",
-                        "letter_box", "mish"})
+  for (const LayerRegistration& reg : registered_layers())
+    CHECK(r.out.find("[" + std::string(reg.section) + "]\n") != std::string::npos);
+  for (const char* s : {"[net]", "[scale_channels]", "[region]", "[local]", "scale_x_y", "weights_type",
+                        "groups, group_id", "letter_box", "mish"})
     CHECK(r.out.find(s) != std::string::npos);
 }

@@ -96,7 +96,7 @@ std::vector<float> letterboxed(const Network& net, const std::string& image) {
 
 std::string found_text(const Network& net, const RunOutput& out, int w, int h) {
   DetectOptions opt;
-  auto dets = yolo_detections(net, out, w, h, opt);
+  auto dets = head_detections(net, out, w, h, opt);
   const int ncls = dets.empty() ? 0 : int(dets[0].prob.size());
   nms_sort(dets, ncls, opt.nms);
   std::string s;
