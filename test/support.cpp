@@ -1,6 +1,9 @@
 #include "support.h"
 
+#include <catch2/catch.hpp>
+
 #include <random>
+#include <regex>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,6 +16,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "executor.h"
+#include "npy.h"
+#include "plan.h"
 #include "weights.h"
 
 namespace mdfi::test {
@@ -102,6 +108,147 @@ std::string generated_weights(const std::string& cfg_path, const std::string& ta
   if (::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == expect) return path;
   if (!generate_weights(*net, path, 1).ok()) return "";
   return path;
+}
+
+std::vector<float> uniform_input(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+std::string set_key(const std::string& text, const std::string& key, int value) {
+  return std::regex_replace(text, std::regex("(^|\n)[ \t]*" + key + "[ \t]*=[^\n]*"), "$1" + key + "=" + std::to_string(value));
+}
+
+CollectedRun run_collect(const Network& net, const std::string& weights_path, const std::vector<float>& input,
+                         const ExecOptions& exec) {
+  auto wf = WeightsFile::open(weights_path);
+  REQUIRE(wf.ok());
+  REQUIRE(wf->validate(net).ok());
+  REQUIRE(input.size() == net.input_shape().count());
+  CollectedRun run;
+  auto in = Buffer::make(*run.mem, input.size(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  std::copy(input.begin(), input.end(), in->data());
+  run.layers.resize(net.layers.size());
+  RunHooks hooks;
+  hooks.on_output = [&run](const Layer& l, const float* o) {
+    run.layers[size_t(l.index)].assign(o, o + l.out.count());
+    return Status::Ok();
+  };
+  auto r = run_network(net, make_plan(net), *wf, std::move(*in), *run.mem, hooks, exec);
+  INFO((r.ok() ? std::string() : r.status().message()));
+  REQUIRE(r.ok());
+  run.out = std::move(*r);
+  return run;
+}
+
+LayerOutputs run_layers(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                        const std::vector<float>& input, const LayerRunOptions& opt) {
+  // One directory for every case, made without a shell: tmp_dir's rm/mkdir per run would cost
+  // more than the runs themselves on a loaded machine.
+  const std::string dir = std::string(MDFI_TEST_TMP) + "/layers";
+  ::mkdir(MDFI_TEST_TMP, 0755);
+  ::mkdir(dir.c_str(), 0755);
+  const std::string base = dir + "/" + tag;
+  std::ofstream(base + ".cfg") << cfg;
+  BuildOptions bo;
+  bo.compat = opt.compat;
+  auto net = load_network_cfg(base + ".cfg", bo);
+  INFO(tag << ": " << (net.ok() ? std::string() : net.status().message()));
+  REQUIRE(net.ok());
+  if (opt.expect_no_warnings) CHECK(net->warnings.empty());
+  REQUIRE(net->param_floats() == params.size());
+  write_weights_file(base + ".weights", params);
+  ExecOptions exec;
+  exec.reference = opt.reference;
+  exec.threads = opt.threads;
+  return run_collect(*net, base + ".weights", input, exec).layers;
+}
+
+ParityFiles prepare_parity(const std::string& dir_name, const std::string& tag, const std::string& cfg_text,
+                           Compat compat, uint32_t weights_seed, uint32_t input_seed) {
+  ParityFiles f;
+  f.dir = tmp_dir(dir_name);
+  f.cfg = f.dir + "/" + tag + ".cfg";
+  f.weights = f.dir + "/w.weights";
+  f.input_npy = f.dir + "/input.npy";
+  std::ofstream(f.cfg) << cfg_text;
+  BuildOptions bo;
+  bo.compat = compat;
+  auto net = load_network_cfg(f.cfg, bo);
+  INFO(tag << ": " << (net.ok() ? std::string() : net.status().message()));
+  REQUIRE(net.ok());
+  f.net = std::move(*net);
+  REQUIRE(generate_weights(f.net, f.weights, weights_seed).ok());
+  const Shape s = f.net.input_shape();
+  f.input = uniform_input(s.count(), input_seed);
+  REQUIRE(write_npy(f.input_npy, f.input.data(), {size_t(s.c), size_t(s.h), size_t(s.w)}).ok());
+  return f;
+}
+
+std::vector<Detection> kept_detections(const Network& net, const RunOutput& out, int img_w, int img_h, float thresh,
+                                       float nms) {
+  DetectOptions opt;
+  opt.thresh = thresh;
+  opt.nms = nms;
+  std::vector<Detection> dets = network_detections(net, out, img_w, img_h, opt);
+  const int classes = dets.empty() ? 0 : int(dets[0].prob.size());
+  if (nms > 0) network_nms(net, dets, classes, nms);
+  std::vector<Detection> kept;
+  for (Detection& d : dets)
+    if (std::any_of(d.prob.begin(), d.prob.end(), [thresh](float p) { return p > thresh; })) kept.push_back(std::move(d));
+  return kept;
+}
+
+std::string net_section(int w, int h, int c) {
+  return "[net]\nbatch=64\nwidth=" + std::to_string(w) + "\nheight=" + std::to_string(h) + "\nchannels=" +
+         std::to_string(c) + "\n";
+}
+
+LayerOutputs run_once(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, bool reference) {
+  LayerRunOptions opt;
+  opt.reference = reference;
+  opt.threads = 2;
+  opt.expect_no_warnings = true;
+  return run_layers("once_" + tag, cfg, params, input, opt);
+}
+
+LayerOutputs run_both(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, size_t layer, const std::vector<float>& want, double tol) {
+  LayerOutputs ref = run_once(tag + "_ref", cfg, params, input, true);
+  LayerOutputs fast = run_once(tag + "_fast", cfg, params, input, false);
+  {
+    INFO("reference path, layer " << layer);
+    check_close(ref[layer], want, tol);
+  }
+  {
+    INFO("fast path, layer " << layer);
+    check_close(fast[layer], want, tol);
+  }
+  for (size_t i = 0; i < ref.size(); ++i) {
+    INFO("fast vs reference, layer " << i);
+    check_close(fast[i], ref[i]);
+  }
+  return ref;
+}
+
+LayerOutputs run_tiny(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, Compat compat) {
+  LayerRunOptions opt;
+  opt.compat = compat;
+  return run_layers("tiny_" + tag, cfg, params, input, opt);
+}
+
+void check_close(const std::vector<float>& got, const std::vector<float>& want, double tol) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("value " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(double(got[i]) - double(want[i])) <= tol * std::max(1.0, std::fabs(double(want[i]))));
+  }
 }
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "detect.h"
+#include "executor.h"
 #include "network.h"
 
 namespace mdfi::test {
@@ -37,6 +40,65 @@ bool exists(const std::string& path);
 // Builds a network from cfg text (written to a temp file so messages have a path).
 Result<Network> network_from_text(const std::string& cfg_text, const std::string& name = "test.cfg");
 
+// `text` with every `key=...` line (any spacing) set to `value`.
+std::string set_key(const std::string& text, const std::string& key, int value);
+
+// Every layer's output of one run, by layer index.
+using LayerOutputs = std::vector<std::vector<float>>;
+
+struct CollectedRun {
+  LayerOutputs layers;
+  std::unique_ptr<MemoryTracker> mem = std::make_unique<MemoryTracker>();  // counts out's buffers
+  RunOutput out;                                                           // the kept outputs (heads)
+};
+// Runs `input` once through `net` on the CPU with the weights file at `weights_path` and returns
+// every layer's output (REQUIREs that the weights fit and the run succeeds).
+CollectedRun run_collect(const Network& net, const std::string& weights_path, const std::vector<float>& input,
+                         const ExecOptions& exec = {});
+
+struct LayerRunOptions {
+  Compat compat = Compat::kPjreddie;
+  bool reference = false;           // ExecOptions::reference: the plain loops, else the fast path
+  int threads = 1;
+  bool expect_no_warnings = false;  // CHECK the cfg has no unused keys
+};
+// The layer tests' "build cfg -> write weights -> run -> collect outputs": writes `cfg` to
+// MDFI_TEST_TMP/layers/TAG.cfg, REQUIREs it builds with exactly params.size() parameters, writes
+// them as its weights file (version 0.2) and returns run_collect of `input`.
+LayerOutputs run_layers(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                        const std::vector<float>& input, const LayerRunOptions& opt = {});
+
+// A parity case's files: `cfg_text` written to tmp_dir(dir_name)/TAG.cfg and built with `compat`
+// (REQUIREd), generated weights (weights_seed) in w.weights and uniform_input(input_seed) as
+// input.npy beside it, for libdarknet's side to read.
+struct ParityFiles {
+  std::string dir, cfg, weights, input_npy;
+  Network net;
+  std::vector<float> input;
+};
+ParityFiles prepare_parity(const std::string& dir_name, const std::string& tag, const std::string& cfg_text,
+                           Compat compat, uint32_t weights_seed, uint32_t input_seed);
+
+// mdfi's detections as Darknet's detector keeps them: every head decoded (letterboxed input),
+// the network's NMS when nms > 0, then those with some class probability over `thresh`.
+std::vector<Detection> kept_detections(const Network& net, const RunOutput& out, int img_w, int img_h, float thresh,
+                                       float nms);
+
+// The layer cases' shorthands. net_section: a [net] of that input size with batch=64 (a training
+// key that must be ignored without a warning). run_once: one path, two threads, no unused keys.
+// run_both: both paths; CHECKs layer `layer` against `want` on each and the fast path against the
+// reference on every layer; returns the reference outputs. run_tiny: the fast path under `compat`.
+std::string net_section(int w, int h, int c);
+LayerOutputs run_once(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, bool reference);
+LayerOutputs run_both(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, size_t layer, const std::vector<float>& want, double tol = 2e-5);
+LayerOutputs run_tiny(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
+                      const std::vector<float>& input, Compat compat = Compat::kPjreddie);
+
+// CHECKs got against want value by value: |got - want| <= tol * max(1, |want|) (a NaN fails).
+void check_close(const std::vector<float>& got, const std::vector<float>& want, double tol = 2e-5);
+
 // max|a-b| / max|b| (b = reference); 0 when both are all zero. INFINITY when the sizes differ or
 // any element of either is NaN or +-Inf, so every `rel <= tol` check fails on them.
 double relative_error(const std::vector<float>& a, const std::vector<float>& b);
@@ -44,6 +106,9 @@ double relative_error(const std::vector<float>& a, const std::vector<double>& b)
 
 // n floats uniform in [-1, 1) from mt19937(seed): the same values on every platform run.
 std::vector<float> random_floats(size_t n, uint32_t seed);
+// n floats from mt19937(seed) through uniform_real_distribution<float>(0, 1): the parity tests'
+// network inputs.
+std::vector<float> uniform_input(size_t n, uint32_t seed);
 
 // Writes a Darknet weights file (version 0.2.0, 64-bit seen = 0) holding `params`.
 void write_weights_file(const std::string& path, const std::vector<float>& params);

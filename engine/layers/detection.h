@@ -1,6 +1,6 @@
 // [detection]: YOLOv1's detection head over the flat output of a connected layer: per grid cell
 // `classes` class scores, then `num` confidences, then `num` boxes of `coords` values. At inference
-// only an optional per-cell softmax over the classes runs; detect decodes the boxes.
+// only an optional per-cell softmax over the classes runs; decode_boxes turns the output into boxes.
 #pragma once
 
 #include "../layer.h"

@@ -1,6 +1,6 @@
 // [region]: YOLOv2's detection head. At inference it applies the logistic to x, y and the
 // objectness of each anchor, and a softmax (or logistic) over the class scores; boxes are decoded
-// later by detect. Softmax trees (yolo9000) are refused: they need Darknet's hierarchy files.
+// after the run by decode_boxes. Softmax trees (yolo9000) are refused: they need Darknet's hierarchy files.
 #pragma once
 
 #include <vector>

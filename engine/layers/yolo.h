@@ -1,5 +1,5 @@
 // [yolo]: YOLOv3's detection head. At inference it applies the logistic to x, y, objectness and
-// class scores of each anchor in `mask`; boxes are decoded later by detect/yolo_boxes.
+// class scores of each anchor in `mask`; decode_boxes turns its output into boxes after the run.
 #pragma once
 
 #include <vector>

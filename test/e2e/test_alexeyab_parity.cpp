@@ -13,8 +13,6 @@
 #include <dirent.h>
 #include <cmath>
 #include <fstream>
-#include <random>
-#include <regex>
 #include <sstream>
 
 #include "detect.h"
@@ -30,12 +28,6 @@ using namespace mdfi;
 using namespace mdfi::test;
 
 namespace {
-
-
-// `text` with every `key=...` line (any spacing) set to `value`.
-std::string set_key(const std::string& text, const std::string& key, int value) {
-  return std::regex_replace(text, std::regex("(^|\n)[ \t]*" + key + "[ \t]*=[^\n]*"), "$1" + key + "=" + std::to_string(value));
-}
 
 struct RefBox {
   Box b;
@@ -65,19 +57,8 @@ std::vector<RefBox> read_boxes(const std::string& path) {
 void check_boxes(const std::string& tag, const Network& net, const RunOutput& out, const std::string& ref_path,
                  int img_w, int img_h, float thresh, float nms) {
   const std::vector<RefBox> ref = read_boxes(ref_path);
-  DetectOptions opt;
-  opt.thresh = thresh;
-  opt.nms = nms;
-  std::vector<Detection> dets = network_detections(net, out, img_w, img_h, opt);
-  const int classes = dets.empty() ? 0 : int(dets[0].prob.size());
-  network_nms(net, dets, classes, nms);
-  std::vector<const Detection*> ours;
-  for (const Detection& d : dets)
-    for (float p : d.prob)
-      if (p > thresh) {
-        ours.push_back(&d);
-        break;
-      }
+  const std::vector<Detection> ours = kept_detections(net, out, img_w, img_h, thresh, nms);
+  const int classes = ours.empty() ? 0 : int(ours[0].prob.size());  // every detection has them all
   INFO(tag << ": AlexeyAB keeps " << ref.size() << " boxes, mdfi " << ours.size());
   CHECK(ref.size() >= 3);  // the case must exercise decoding and NMS
   struct Flip {
@@ -91,7 +72,7 @@ void check_boxes(const std::string& tag, const Network& net, const RunOutput& ou
   for (const RefBox& r : ref) {
     size_t found = ours.size();
     for (size_t i = 0; i < ours.size() && found == ours.size(); ++i) {
-      const Box& b = ours[i]->bbox;
+      const Box& b = ours[i].bbox;
       if (!used[i] && std::fabs(b.x - r.b.x) <= 1e-4f && std::fabs(b.y - r.b.y) <= 1e-4f &&
           std::fabs(b.w - r.b.w) <= 1e-4f && std::fabs(b.h - r.b.h) <= 1e-4f)
         found = i;
@@ -104,7 +85,7 @@ void check_boxes(const std::string& tag, const Network& net, const RunOutput& ou
     std::vector<float> theirs(size_t(classes), 0.f);
     for (const auto& cp : r.probs) theirs[size_t(cp.first)] = cp.second;
     for (int c = 0; c < classes; ++c) {
-      const float mine = ours[found]->prob[size_t(c)] > thresh ? ours[found]->prob[size_t(c)] : 0.f;
+      const float mine = ours[found].prob[size_t(c)] > thresh ? ours[found].prob[size_t(c)] : 0.f;
       const float ab = theirs[size_t(c)];
       if (mine > 0 && ab > 0) {
         INFO("class " << c << ": mdfi " << mine << ", AlexeyAB " << ab);
@@ -148,29 +129,17 @@ void ab_parity(const AbCase& c) {
   REQUIRE(!text.empty());
   if (c.size > 0) text = set_key(set_key(text, "width", c.size), "height", c.size);
   const std::string tag = c.cfg;
-  const std::string dir = tmp_dir("ab_" + tag);
-  const std::string cfg = dir + "/" + tag + ".cfg";
-  std::ofstream(cfg) << text;
-  BuildOptions bo;
-  bo.compat = Compat::kAlexeyAB;
-  auto net = load_network_cfg(cfg, bo);
-  INFO(tag << ": " << (net.ok() ? std::string() : net.status().message()));
-  REQUIRE(net.ok());
-  const std::string weights = dir + "/w.weights";
-  REQUIRE(generate_weights(*net, weights, 7).ok());
+  const ParityFiles f = prepare_parity("ab_" + tag, tag, text, Compat::kAlexeyAB, 7, 4242);
+  const std::string &dir = f.dir, &cfg = f.cfg, &weights = f.weights;
+  const Network* net = &f.net;
   const Shape s = net->input_shape();
-  std::vector<float> input(s.count());
-  std::mt19937 rng(4242);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (float& v : input) v = u(rng);
-  REQUIRE(write_npy(dir + "/input.npy", input.data(), {size_t(s.c), size_t(s.h), size_t(s.w)}).ok());
 
   // Generated weights put most class probabilities near 0.25; at 0.2, yolov4-csp had two
   // overlapping candidates with exactly equal probabilities in mdfi (0.258221298) whose NMS order
   // then decided a chain of suppressions. 0.262 still keeps hundreds of boxes per model.
   const int img_w = 640, img_h = 480;
   const float thresh = 0.262f, nms = 0.45f;
-  std::string cmd = ab_refdump_binary() + " forward '" + cfg + "' '" + weights + "' '" + dir + "/input.npy' '" + dir + "/ref'";
+  std::string cmd = ab_refdump_binary() + " forward '" + cfg + "' '" + weights + "' '" + f.input_npy + "' '" + dir + "/ref'";
   if (c.detector) {
     char args[96];
     std::snprintf(args, sizeof args, " %d %d %g %g %d", img_w, img_h, double(thresh), double(nms), net->net.letterbox ? 1 : 0);
@@ -180,23 +149,10 @@ void ab_parity(const AbCase& c) {
   INFO(r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0));
   REQUIRE(r.exit_code == 0);
 
-  auto wf = WeightsFile::open(weights);
-  REQUIRE(wf.ok());
-  MemoryTracker mem;
-  auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
-  REQUIRE(in.ok());
-  std::copy(input.begin(), input.end(), in->data());
-  std::vector<std::vector<float>> ours(net->layers.size());
-  RunHooks hooks;
-  hooks.on_output = [&ours](const Layer& l, const float* o) {
-    ours[size_t(l.index)].assign(o, o + l.out.count());
-    return Status::Ok();
-  };
   ExecOptions exec;
   exec.threads = 2;
-  auto out = run_network(*net, make_plan(*net), *wf, std::move(*in), mem, hooks, exec);
-  INFO((out.ok() ? std::string() : out.status().message()));
-  REQUIRE(out.ok());
+  const CollectedRun run = run_collect(*net, weights, f.input, exec);
+  const LayerOutputs& ours = run.layers;
 
   double worst = 0;
   int worst_layer = -1, compared = 0;
@@ -221,7 +177,7 @@ void ab_parity(const AbCase& c) {
                     })));
   WARN(tag << " at " << s.w << "x" << s.h << ": " << compared << " layers, max relative error " << worst << " (layer "
            << worst_layer << ")");
-  if (c.detector) check_boxes(tag, *net, *out, dir + "/ref/detections.txt", img_w, img_h, thresh, nms);
+  if (c.detector) check_boxes(tag, *net, run.out, dir + "/ref/detections.txt", img_w, img_h, thresh, nms);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

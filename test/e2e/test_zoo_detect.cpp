@@ -8,8 +8,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
-#include <regex>
 #include <sstream>
 
 #include "detect.h"
@@ -31,25 +29,14 @@ struct Line {
 
 void check_detections(const std::string& tag, const std::string& cfg_text, int img_w, int img_h, float thresh,
                       float nms) {
-  const std::string dir = tmp_dir("zoodet_" + tag);
-  const std::string cfg = dir + "/" + tag + ".cfg";
-  std::ofstream(cfg) << cfg_text;
-  auto net = load_network_cfg(cfg, BuildOptions{});
-  INFO(tag << ": " << (net.ok() ? std::string() : net.status().message()));
-  REQUIRE(net.ok());
-  const std::string weights = dir + "/w.weights";
-  REQUIRE(generate_weights(*net, weights, 3).ok());
-  const Shape s = net->input_shape();
-  std::vector<float> input(s.count());
-  std::mt19937 rng(777);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (float& v : input) v = u(rng);
-  REQUIRE(write_npy(dir + "/in.npy", input.data(), {size_t(s.c), size_t(s.h), size_t(s.w)}).ok());
+  const ParityFiles f = prepare_parity("zoodet_" + tag, tag, cfg_text, Compat::kPjreddie, 3, 777);
+  const std::string &dir = f.dir, &cfg = f.cfg, &weights = f.weights;
+  const Network* net = &f.net;
 
   REQUIRE(!refdump_binary().empty());
   char args[96];
   std::snprintf(args, sizeof args, " %d %d %g %g", img_w, img_h, double(thresh), double(nms));
-  auto r = run_command(refdump_binary() + " detect '" + cfg + "' '" + weights + "' '" + dir + "/in.npy'" + args);
+  auto r = run_command(refdump_binary() + " detect '" + cfg + "' '" + weights + "' '" + f.input_npy + "'" + args);
   INFO(r.err.substr(r.err.size() > 1500 ? r.err.size() - 1500 : 0));
   REQUIRE(r.exit_code == 0);
   std::vector<Line> ref;
@@ -62,27 +49,9 @@ void check_detections(const std::string& tag, const std::string& cfg_text, int i
     ref.push_back(l);
   }
 
-  auto wf = WeightsFile::open(weights);
-  REQUIRE(wf.ok());
-  MemoryTracker mem;
-  auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
-  REQUIRE(in.ok());
-  std::copy(input.begin(), input.end(), in->data());
-  auto out = run_network(*net, make_plan(*net), *wf, std::move(*in), mem);
-  REQUIRE(out.ok());
-  DetectOptions opt;
-  opt.thresh = thresh;
-  opt.nms = nms;
-  std::vector<Detection> dets = network_detections(*net, *out, img_w, img_h, opt);
-  const int classes = dets.empty() ? 0 : int(dets[0].prob.size());
-  if (nms > 0) network_nms(*net, dets, classes, nms);
-  std::vector<const Detection*> ours;
-  for (const Detection& d : dets)
-    for (float p : d.prob)
-      if (p > thresh) {
-        ours.push_back(&d);
-        break;
-      }
+  const CollectedRun run = run_collect(*net, weights, f.input);
+  const std::vector<Detection> ours = kept_detections(*net, run.out, img_w, img_h, thresh, nms);
+  const int classes = ours.empty() ? 0 : int(ours[0].prob.size());  // every detection has them all
   INFO(tag << ": libdarknet keeps " << ref.size() << ", mdfi " << ours.size());
   CHECK(ours.size() == ref.size());
   CHECK(ref.size() >= 3);  // the case must actually exercise decoding and NMS
@@ -90,7 +59,7 @@ void check_detections(const std::string& tag, const std::string& cfg_text, int i
   for (const Line& l : ref) {
     bool found = false;
     for (size_t i = 0; i < ours.size() && !found; ++i) {
-      const Detection& d = *ours[i];
+      const Detection& d = ours[i];
       if (used[i] || std::fabs(d.bbox.x - l.b.x) > 1e-4f || std::fabs(d.bbox.y - l.b.y) > 1e-4f ||
           std::fabs(d.bbox.w - l.b.w) > 1e-4f || std::fabs(d.bbox.h - l.b.h) > 1e-4f)
         continue;
@@ -107,10 +76,6 @@ void check_detections(const std::string& tag, const std::string& cfg_text, int i
   }
   std::system(("rm -rf '" + dir + "'").c_str());
   WARN(tag << ": " << ref.size() << " detections equal libdarknet's");
-}
-
-std::string set_key(const std::string& text, const std::string& key, int value) {
-  return std::regex_replace(text, std::regex("(^|\n)[ \t]*" + key + "[ \t]*=[^\n]*"), "$1" + key + "=" + std::to_string(value));
 }
 
 }  // namespace

@@ -15,8 +15,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
-#include <regex>
 #include <sstream>
 
 #include "executor.h"
@@ -30,12 +28,6 @@ using namespace mdfi::test;
 
 namespace {
 
-
-// `text` with every `key=...` line (any spacing) set to `value`.
-std::string set_key(const std::string& text, const std::string& key, int value) {
-  return std::regex_replace(text, std::regex("(^|\n)[ \t]*" + key + "[ \t]*=[^\n]*"), "$1" + key + "=" + std::to_string(value));
-}
-
 struct ParityResult {
   int layers = 0;
   double worst = 0;
@@ -44,42 +36,16 @@ struct ParityResult {
 
 // Runs cfg text through mdfi (in process) and libdarknet on one random input; checks every layer.
 ParityResult run_parity(const std::string& tag, const std::string& cfg_text, double tol = 1e-4) {
-  const std::string dir = tmp_dir("zoo_" + tag);
-  const std::string cfg = dir + "/" + tag + ".cfg";
-  std::ofstream(cfg) << cfg_text;
-  auto net = load_network_cfg(cfg, BuildOptions{});
-  INFO(tag << ": " << (net.ok() ? std::string() : net.status().message()));
-  REQUIRE(net.ok());
-  const std::string weights = dir + "/" + tag + ".weights";
-  REQUIRE(generate_weights(*net, weights, 7).ok());
-
-  const Shape s = net->input_shape();
-  std::vector<float> input(s.count());
-  std::mt19937 rng(12345);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (float& v : input) v = u(rng);
-  REQUIRE(write_npy(dir + "/input.npy", input.data(), {size_t(s.c), size_t(s.h), size_t(s.w)}).ok());
+  const ParityFiles f = prepare_parity("zoo_" + tag, tag, cfg_text, Compat::kPjreddie, 7, 12345);
+  const std::string &dir = f.dir, &cfg = f.cfg, &weights = f.weights;
+  const Network* net = &f.net;
 
   REQUIRE(!refdump_binary().empty());
-  auto r = run_command(refdump_binary() + " forward '" + cfg + "' '" + weights + "' '" + dir + "/input.npy' '" + dir + "/ref'");
+  auto r = run_command(refdump_binary() + " forward '" + cfg + "' '" + weights + "' '" + f.input_npy + "' '" + dir + "/ref'");
   INFO(r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0));
   REQUIRE(r.exit_code == 0);
 
-  auto wf = WeightsFile::open(weights);
-  REQUIRE(wf.ok());
-  MemoryTracker mem;
-  auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
-  REQUIRE(in.ok());
-  std::copy(input.begin(), input.end(), in->data());
-  std::vector<std::vector<float>> ours(net->layers.size());
-  RunHooks hooks;
-  hooks.on_output = [&ours](const Layer& l, const float* out) {
-    ours[size_t(l.index)].assign(out, out + l.out.count());
-    return Status::Ok();
-  };
-  auto out = run_network(*net, make_plan(*net), *wf, std::move(*in), mem, hooks);
-  INFO((out.ok() ? std::string() : out.status().message()));
-  REQUIRE(out.ok());
+  const LayerOutputs ours = run_collect(*net, weights, f.input).layers;
 
   ParityResult res;
   for (const auto& l : net->layers) {

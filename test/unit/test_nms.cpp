@@ -86,3 +86,31 @@ TEST_CASE("grid NMS equals the pairwise loop on thousands of boxes", "[detect]")
     }
   }
 }
+
+TEST_CASE("DIoU NMS suppresses by IoU minus the centre-distance term", "[detect]") {
+  Box a{0.5f, 0.5f, 0.4f, 0.4f}, b{0.6f, 0.5f, 0.4f, 0.4f};
+  const float iou = box_iou(a, b);  // 0.3*0.4 / (0.16+0.16-0.12) = 0.6
+  CHECK(iou == Approx(0.6f));
+  // Enclosing box 0.5 x 0.4: c = 0.41; d = 0.01.
+  CHECK(box_diou(a, b, 0.6f) == Approx(0.6 - std::pow(0.01 / 0.41, 0.6)).epsilon(1e-5));
+  auto det = [](Box bx, float p) {
+    Detection d;
+    d.bbox = bx;
+    d.objectness = p;
+    d.prob = {p};
+    return d;
+  };
+  // IoU 0.6 > 0.45 but DIoU with beta 0.6 is 0.6 - 0.108 = 0.49 > 0.45: suppressed; a box further
+  // away with IoU 0.5 has DIoU below the threshold and survives, though plain NMS drops it.
+  std::vector<Detection> dets = {det(a, 0.9f), det(b, 0.8f), det({0.5f, 0.6333f, 0.4f, 0.4f}, 0.7f)};
+  std::vector<Detection> plain = dets;
+  diou_nms_sort(dets, 1, 0.45f, 0.6f);
+  nms_sort(plain, 1, 0.45f);
+  CHECK(dets[0].prob[0] == 0.9f);
+  CHECK(dets[1].prob[0] == 0);
+  CHECK(plain[1].prob[0] == 0);
+  CHECK(plain[2].prob[0] == 0);
+  CHECK(box_iou(a, dets[2].bbox) > 0.45f);
+  CHECK(box_diou(a, dets[2].bbox, 0.6f) < 0.45f);
+  CHECK(dets[2].prob[0] == 0.7f);
+}

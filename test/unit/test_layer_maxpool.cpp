@@ -1,0 +1,39 @@
+// [maxpool]: 2x2/2, SPP-style stride 1 with out-of-image taps, and AlexeyAB's maxpool_depth.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "support.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+// These hand-computed cases hold to 1e-5 (check_close defaults to 2e-5).
+constexpr double kTol = 1e-5;
+
+}  // namespace
+
+TEST_CASE("maxpool 2x2/2 and SPP-style size 3 stride 1 with out-of-image taps ignored", "[layers]") {
+  // 4x4 input, blocks:  [1 5 / 3 4] -> 5   [2 0 / 8 7] -> 8   [9 -1 / 0 2] -> 9   [6 6 / -3 10] -> 10
+  const std::vector<float> x = {1, 5, 2, 0, 3, 4, 8, 7, 9, -1, 6, 6, 0, 2, -3, 10};
+  run_both("max2", net_section(4, 4, 1) + "[maxpool]\nsize=2\nstride=2\n", {}, x, 0, {5, 8, 9, 10});
+  // size 3 stride 1, default padding size-1 = 2 (one each side): output 3x3 = max of the in-image
+  // 3x3 neighbourhood. All values negative, so a padding tap counted as 0 would show up.
+  //   -1 -2 -3      (0,0) max{-1,-2,-4,-5} = -1   (0,1) -1   (0,2) max{-2,-3,-5,-6} = -2
+  //   -4 -5 -6      (1,0) -1                      (1,1) -1   (1,2) -2
+  //   -7 -8 -9      (2,0) max{-4,-5,-7,-8} = -4   (2,1) -4   (2,2) max{-5,-6,-8,-9} = -5
+  run_both("spp3", net_section(3, 3, 1) + "[maxpool]\nsize=3\nstride=1\n", {}, {-1, -2, -3, -4, -5, -6, -7, -8, -9}, 0,
+           {-1, -1, -2, -1, -1, -2, -4, -4, -5});
+  // Two channels pool independently.
+  run_both("max2c", net_section(2, 2, 2) + "[max]\nsize=2\nstride=2\n", {}, {1, 4, 2, 3, -5, -6, -7, -8}, 0, {4, -5});
+}
+
+TEST_CASE("maxpool: maxpool_depth takes the max across channel groups", "[layers]") {
+  const std::string cfg = net_section(2, 1, 4) + "[maxpool]\nmaxpool_depth=1\nout_channels=2\n";
+  // channels 0..3 at two pixels; out channel g = max(channel g, channel g+2).
+  auto o = run_tiny("maxdepth", cfg, {}, {1, 8, 5, 2, 3, 4, 0, 9}, Compat::kAlexeyAB);
+  check_close(o[0], {3, 8, 5, 9}, kTol);
+}
