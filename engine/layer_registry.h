@@ -21,6 +21,9 @@ struct LayerRegistration {
   const char* section = "";          // canonical name, as [section] is written: "convolutional"
   std::vector<const char*> aliases;  // Darknet's other spellings (parser.c): {"conv"}
   const char* keys = "";             // the keys read at inference, as `mdfi info --layers` lists them
+  // Keys accepted and deliberately ignored (training only): build_network marks them read before
+  // the factory runs, so the unused-key warning (Darknet's typo catcher) stays quiet about them.
+  std::vector<const char*> ignored;
   const char* doc = "";              // one line: what it computes, where the two Darknets differ
   // --compat auto: a cfg that has this section, or one of these keys in it, was written for
   // AlexeyAB Darknet (pjreddie's parser.c has neither).

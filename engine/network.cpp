@@ -17,6 +17,14 @@ const LayerRegistration& net_registration() {
     r.doc = "input size; batch is always 1; training keys are accepted and ignored";
     r.alexeyab_keys = {"letter_box", "mosaic", "mixup", "cutmix", "blur", "gaussian_noise", "ema_alpha",
                        "use_cuda_graph", "dynamic_minibatch", "optimized_memory"};
+    r.ignored = {"batch", "subdivisions", "learning_rate", "momentum", "decay", "burn_in", "max_batches",
+                 "policy", "steps", "scales", "angle", "saturation", "exposure", "hue", "max_crop",
+                 "min_crop", "aspect", "power", "gamma", "step", "rate", "random", "time_steps", "notruth",
+                 "adam", "B1", "B2", "eps", "max_chart_loss", "mosaic", "mixup", "cutmix", "blur", "flip",
+                 "track", "augment_speed", "sequential_subdivisions", "try_fix_nan", "label_smooth_eps",
+                 "optimized_memory", "workspace_size_limit_MB", "adversarial_lr", "attention",
+                 "dynamic_minibatch", "gaussian_noise", "center", "inputs", "max_batches", "loss_scale",
+                 "contrastive", "unsupervised", "use_cuda_graph", "ema_alpha", "num_boxes", "trained"};
     return r;
   }();
   return net;
@@ -30,13 +38,7 @@ Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams*
   MDFI_ASSIGN_OR_RETURN(auto h, r.get_int("height", 0));
   MDFI_ASSIGN_OR_RETURN(auto c, r.get_int("channels", 0));
   // Training-only [net] keys: known, deliberately ignored (mdfi always runs batch 1).
-  r.ignore({"batch", "subdivisions", "learning_rate", "momentum", "decay", "burn_in", "max_batches", "policy",
-            "steps", "scales", "angle", "saturation", "exposure", "hue", "max_crop", "min_crop", "aspect",
-            "power", "gamma", "step", "rate", "random", "time_steps", "notruth", "adam", "B1", "B2", "eps",
-            "max_chart_loss", "mosaic", "mixup", "cutmix", "blur", "flip", "track", "augment_speed",
-            "sequential_subdivisions", "try_fix_nan", "label_smooth_eps", "optimized_memory", "workspace_size_limit_MB",
-            "adversarial_lr", "attention", "dynamic_minibatch", "gaussian_noise", "center", "inputs", "max_batches",
-            "loss_scale", "contrastive", "unsupervised", "use_cuda_graph", "ema_alpha", "num_boxes", "trained"});
+  for (const char* k : net_registration().ignored) r.ignore({k});
   net->w = opts.width > 0 ? opts.width : w;
   net->h = opts.height > 0 ? opts.height : h;
   net->c = c;
@@ -103,6 +105,7 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
     }
     BuildContext ctx{netw.net, netw.layers, index, input, where};
     SectionReader reader(cfg, sec);
+    for (const char* k : reg->ignored) reader.ignore({k});
     MDFI_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, reg->create(reader, ctx));
     layer->index = index;
     layer->cfg_line = sec.line;

@@ -21,6 +21,7 @@ LayerRegistration register_conv() {
   r.keys = "filters, size, stride, pad, padding, groups, batch_normalize, activation";
   r.doc = "grouped conv, batch-norm with the compat's epsilon, bias, activation";
   r.alexeyab_keys = {"antialiasing", "dilation", "stride_x", "stride_y", "share_index"};
+  r.ignored = {"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"};
   r.create = &ConvLayer::create;
   return r;
 }
@@ -35,7 +36,6 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   MDFI_ASSIGN_OR_RETURN(auto groups, r.get_int("groups", 1));
   MDFI_ASSIGN_OR_RETURN(auto bn, r.get_int("batch_normalize", 0));
   std::string act = r.get_string("activation", "logistic");
-  r.ignore({"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"});
   // AlexeyAB keys that would change the result: refused rather than silently ignored.
   for (const char* k : {"dilation", "stride_x", "stride_y", "antialiasing", "share_index", "deform", "assisted_excitation"}) {
     if (!r.has(k)) continue;

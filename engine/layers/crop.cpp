@@ -8,6 +8,7 @@ LayerRegistration register_crop() {
   r.section = "crop";
   r.keys = "crop_width, crop_height, noadjust";
   r.doc = "centre crop, mapped to [-1,1] unless noadjust=1";
+  r.ignored = {"flip", "angle", "saturation", "exposure", "shift"};
   r.create = &CropLayer::create;
   return r;
 }
@@ -17,7 +18,6 @@ LayerResult CropLayer::create(const SectionReader& r, const BuildContext& ctx) {
   MDFI_ASSIGN_OR_RETURN(auto ch, r.get_int("crop_height", 1));
   MDFI_ASSIGN_OR_RETURN(auto cw, r.get_int("crop_width", 1));
   MDFI_ASSIGN_OR_RETURN(auto noadjust, r.get_int("noadjust", 0));
-  r.ignore({"flip", "angle", "saturation", "exposure", "shift"});
   l->noadjust = noadjust != 0;
   if (ch <= 0 || cw <= 0 || ch > ctx.input.h || cw > ctx.input.w)
     return LayerResult(ErrorKind::kCfg, layer_error(ctx, "crop", "crop " + std::to_string(cw) + "x" +

@@ -14,6 +14,8 @@ LayerRegistration register_detection() {
   r.section = "detection";
   r.keys = "classes, coords, num, side, softmax, sqrt";
   r.doc = "YOLOv1 head over a connected layer's output";
+  r.ignored = {"rescore", "jitter", "max", "object_scale", "noobject_scale", "class_scale", "coord_scale",
+                "forced", "random", "reorg"};
   r.create = &DetectionLayer::create;
   return r;
 }
@@ -26,8 +28,6 @@ LayerResult DetectionLayer::create(const SectionReader& r, const BuildContext& c
   MDFI_ASSIGN_OR_RETURN(auto side, r.get_int("side", 7));
   MDFI_ASSIGN_OR_RETURN(auto softmax, r.get_int("softmax", 0));
   MDFI_ASSIGN_OR_RETURN(auto sqrt, r.get_int("sqrt", 0));
-  r.ignore({"rescore", "jitter", "max", "object_scale", "noobject_scale", "class_scale", "coord_scale", "forced",
-            "random", "reorg"});
   l->classes = classes;
   l->coords = coords;
   l->n = num;

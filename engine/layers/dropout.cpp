@@ -8,6 +8,7 @@ LayerRegistration register_dropout() {
   r.section = "dropout";
   r.keys = "probability";
   r.doc = "identity at inference";
+  r.ignored = {"probability", "dropblock", "dropblock_size_rel", "dropblock_size_abs"};
   r.create = &IdentityLayer::create_dropout;
   return r;
 }
@@ -17,6 +18,7 @@ LayerRegistration register_cost() {
   r.section = "cost";
   r.keys = "type";
   r.doc = "identity at inference";
+  r.ignored = {"type", "scale", "ratio", "noobject_scale", "thresh"};
   r.create = &IdentityLayer::create_cost;
   return r;
 }
@@ -28,13 +30,11 @@ static LayerResult make_identity(const char* kind, const BuildContext& ctx) {
   return LayerResult(std::unique_ptr<Layer>(std::move(l)));
 }
 
-LayerResult IdentityLayer::create_dropout(const SectionReader& r, const BuildContext& ctx) {
-  r.ignore({"probability", "dropblock", "dropblock_size_rel", "dropblock_size_abs"});
+LayerResult IdentityLayer::create_dropout(const SectionReader&, const BuildContext& ctx) {
   return make_identity("dropout", ctx);
 }
 
-LayerResult IdentityLayer::create_cost(const SectionReader& r, const BuildContext& ctx) {
-  r.ignore({"type", "scale", "ratio", "noobject_scale", "thresh"});
+LayerResult IdentityLayer::create_cost(const SectionReader&, const BuildContext& ctx) {
   return make_identity("cost", ctx);
 }
 

@@ -16,6 +16,10 @@ LayerRegistration register_region() {
   r.section = "region";
   r.keys = "anchors, num, classes, coords, softmax, background (tree refused)";
   r.doc = "YOLOv2 head (logistic x, y, objectness; softmax or logistic classes)";
+  // bias_match only changes which anchor training assigns a truth to; the rest are training knobs.
+  r.ignored = {"bias_match", "jitter", "rescore", "thresh", "classfix", "absolute", "random", "coord_scale",
+                "object_scale", "noobject_scale", "mask_scale", "class_scale", "max", "log", "sqrt", "map",
+                "focal_loss"};
   r.create = &RegionLayer::create;
   return r;
 }
@@ -30,9 +34,6 @@ LayerResult RegionLayer::create(const SectionReader& r, const BuildContext& ctx)
   MDFI_ASSIGN_OR_RETURN(auto anchors, r.get_float_list("anchors"));
   if (r.has("tree"))
     return LayerResult(ErrorKind::kUnsupported, r.where("tree") + ": [region] softmax trees (yolo9000) are not supported");
-  // bias_match only changes which anchor training assigns a truth to; the rest are training knobs.
-  r.ignore({"bias_match", "jitter", "rescore", "thresh", "classfix", "absolute", "random", "coord_scale",
-            "object_scale", "noobject_scale", "mask_scale", "class_scale", "max", "log", "sqrt", "map", "focal_loss"});
   l->classes = classes;
   l->coords = coords;
   l->n = num;

@@ -19,6 +19,11 @@ LayerRegistration register_yolo() {
   r.alexeyab_keys_anywhere = {"nms_kind", "beta_nms", "scale_x_y", "iou_loss", "iou_normalizer",
       "cls_normalizer", "obj_normalizer", "iou_thresh", "new_coords", "max_delta", "label_smooth_eps",
       "objectness_smooth", "counters_per_class", "focal_loss"};
+  r.ignored = {"jitter", "ignore_thresh", "truth_thresh", "random", "max", "counters_per_class",
+                "label_smooth_eps", "iou_normalizer", "cls_normalizer", "obj_normalizer", "iou_loss",
+                "iou_thresh", "resize", "focal_loss", "max_delta", "uc_normalizer", "objectness_smooth",
+                "iou_thresh_kind", "track_history_size", "sim_thresh", "dets_for_track", "dets_for_show",
+                "track_ciou_norm", "embedding_layer", "map"};
   r.create = &YoloLayer::create;
   return r;
 }
@@ -29,10 +34,6 @@ LayerResult YoloLayer::create(const SectionReader& r, const BuildContext& ctx) {
   MDFI_ASSIGN_OR_RETURN(auto total, r.get_int("num", 1));
   MDFI_ASSIGN_OR_RETURN(auto mask, r.get_int_list("mask"));
   MDFI_ASSIGN_OR_RETURN(auto anchors, r.get_float_list("anchors"));
-  r.ignore({"jitter", "ignore_thresh", "truth_thresh", "random", "max", "counters_per_class", "label_smooth_eps",
-            "iou_normalizer", "cls_normalizer", "obj_normalizer", "iou_loss", "iou_thresh", "resize",
-            "focal_loss", "max_delta", "uc_normalizer", "objectness_smooth", "iou_thresh_kind", "track_history_size",
-            "sim_thresh", "dets_for_track", "dets_for_show", "track_ciou_norm", "embedding_layer", "map"});
   if (ctx.net.compat == Compat::kAlexeyAB) {
     MDFI_ASSIGN_OR_RETURN(auto sxy, r.get_float("scale_x_y", 1));
     MDFI_ASSIGN_OR_RETURN(auto new_coords, r.get_int("new_coords", 0));
