@@ -109,6 +109,8 @@ class Layer {
   // Detection heads hand the boxes `output` (this layer's, out.count() floats) predicts to `sink`, in
   // Darknet's order; detect.cpp asks every head, in layer order, as Darknet's fill_network_boxes.
   virtual void decode_boxes(const float* /*output*/, const BoxFrame& /*frame*/, CandidateSink& /*sink*/) const {}
+  // The most boxes decode_boxes can give (one per anchor per cell; 0 for every other layer).
+  virtual size_t head_boxes() const { return 0; }
   // The NMS a head asks for under AlexeyAB semantics ([yolo] nms_kind, beta_nms); the last head
   // that answers true decides. False: this layer has no say.
   virtual bool head_nms(NmsKind* /*kind*/, float* /*beta*/) const { return false; }

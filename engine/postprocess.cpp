@@ -4,9 +4,6 @@
 #include <cmath>
 
 #include "arena_plan.h"
-#include "layers/detection.h"
-#include "layers/region.h"
-#include "layers/yolo.h"
 
 namespace mdfi {
 
@@ -286,11 +283,7 @@ int head_classes(const Network& net) {
 
 size_t head_boxes(const Network& net) {
   size_t n = 0;
-  for (const auto& l : net.layers) {
-    if (const auto* y = dynamic_cast<const YoloLayer*>(l.get())) n += size_t(y->n()) * y->out.w * y->out.h;
-    else if (const auto* r = dynamic_cast<const RegionLayer*>(l.get())) n += size_t(r->n) * r->out.w * r->out.h;
-    else if (const auto* d = dynamic_cast<const DetectionLayer*>(l.get())) n += size_t(d->n) * d->side * d->side;
-  }
+  for (const auto& l : net.layers) n += l->head_boxes();
   return n;
 }
 

@@ -14,6 +14,7 @@ class DetectionLayer : public Layer {
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
   void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
+  size_t head_boxes() const override { return size_t(n) * side * side; }
   Status forward(LayerIO& io) const override;
 
   int classes = 1, coords = 1, n = 1, side = 7;

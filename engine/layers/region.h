@@ -16,6 +16,7 @@ class RegionLayer : public Layer {
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
   void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
+  size_t head_boxes() const override { return size_t(n) * out.w * out.h; }
   Status forward(LayerIO& io) const override;
 
   int classes = 20, coords = 4, n = 1;

@@ -16,6 +16,7 @@ class YoloLayer : public Layer {
   int head_classes() const override { return classes; }
   void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
   bool head_nms(NmsKind* kind, float* beta) const override;
+  size_t head_boxes() const override { return size_t(n()) * out.w * out.h; }
   Status forward(LayerIO& io) const override;
 
   int classes = 20;
