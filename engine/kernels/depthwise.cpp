@@ -64,29 +64,31 @@ struct V4 {
 
 // 32-bit NEON has no double lanes: leaky is left to activate_array's scalar loop there.
 #if defined(__aarch64__)
-#define DW3_LEAKY 1
+#define DW_LEAKY 1
 #else
-#define DW3_LEAKY 0
+#define DW_LEAKY 0
 #endif
-#define DW3_VECS(F) F(V4)
-#include "depthwise3x3.inc"
-#undef DW3_VECS
-#undef DW3_LEAKY
+#define DW_VECS(F) F(V4)
+#define DW_EDGE V4
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
 
 }  // namespace dw_neon
 #endif
 
-using PlaneFn = void (*)(const float*, int, int, const float*, int, int, float*, int, int, float, Activation);
+using PlaneFn = void (*)(const float*, int, int, const float*, int, int, int, float*, int, int, float, Activation);
 
 static PlaneFn plane_kernel(const char* variant) {
   const bool any = variant == nullptr;
 #if defined(__x86_64__) || defined(__i386__)
   if ((any || std::strcmp(variant, "avx512") == 0) && cpu_has_avx512f() && cpu_has_avx2_fma())
-    return &depthwise3x3_plane_avx512;
-  if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise3x3_plane_avx2;
+    return &depthwise_plane_avx512;
+  if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise_plane_avx2;
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
-  if (any || std::strcmp(variant, "neon") == 0) return &dw_neon::dw3_plane;
+  if (any || std::strcmp(variant, "neon") == 0) return &dw_neon::dw_plane_any;
 #endif
   return nullptr;
 }
@@ -99,12 +101,12 @@ void depthwise_conv(const float* in, int channels, int h, int w, const float* we
                     float* out, int out_h, int out_w, const float* bias, Activation act, int threads,
                     const char* variant) {
   (void)threads;
-  const PlaneFn vec = ksize == 3 && (stride == 1 || stride == 2) ? plane_kernel(variant) : nullptr;
+  const PlaneFn vec = (ksize == 3 || ksize == 5) && (stride == 1 || stride == 2) ? plane_kernel(variant) : nullptr;
   if (vec) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int c = 0; c < channels; ++c)
-      vec(in + size_t(c) * h * w, h, w, weights + size_t(c) * 9, stride, pad, out + size_t(c) * out_h * out_w, out_h,
-          out_w, bias ? bias[c] : 0.f, act);
+      vec(in + size_t(c) * h * w, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
+          out + size_t(c) * out_h * out_w, out_h, out_w, bias ? bias[c] : 0.f, act);
     return;
   }
 #pragma omp parallel for schedule(static) num_threads(threads)

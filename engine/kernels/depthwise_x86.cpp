@@ -1,4 +1,4 @@
-// AVX2 and AVX-512 3x3 depthwise kernels (depthwise3x3.inc), each compiled in a target region so
+// AVX2 and AVX-512 3x3 and 5x5 depthwise kernels (depthwise_body.inc), each compiled in a target region so
 // the file builds with the default flags; depthwise.cpp calls them after checking the CPU.
 #if defined(__x86_64__) || defined(__i386__)
 // GCC 12's AVX-512 conversion intrinsics start from _mm256_undefined_*(): see micro_x86.cpp.
@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "depthwise.h"
 
@@ -49,11 +50,13 @@ struct V8 {
   }
 };
 
-#define DW3_LEAKY 1
-#define DW3_VECS(F) F(V8)
-#include "depthwise3x3.inc"
-#undef DW3_VECS
-#undef DW3_LEAKY
+#define DW_LEAKY 1
+#define DW_VECS(F) F(V8)
+#define DW_EDGE V8
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
 
 }  // namespace dw_avx2
 #if defined(__clang__)
@@ -100,11 +103,13 @@ struct V16 {
   }
 };
 
-#define DW3_LEAKY 1
-#define DW3_VECS(F) F(V16) F(V8)
-#include "depthwise3x3.inc"
-#undef DW3_VECS
-#undef DW3_LEAKY
+#define DW_LEAKY 1
+#define DW_VECS(F) F(V16) F(V8)
+#define DW_EDGE V8
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
 
 }  // namespace dw_avx512
 #if defined(__clang__)
@@ -113,14 +118,14 @@ struct V16 {
 #pragma GCC pop_options
 #endif
 
-void depthwise3x3_plane_avx2(const float* plane, int h, int w, const float* wk, int stride, int pad, float* oplane,
-                             int out_h, int out_w, float bias, Activation act) {
-  dw_avx2::dw3_plane(plane, h, w, wk, stride, pad, oplane, out_h, out_w, bias, act);
+void depthwise_plane_avx2(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                            float* oplane, int out_h, int out_w, float bias, Activation act) {
+  dw_avx2::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
 }
 
-void depthwise3x3_plane_avx512(const float* plane, int h, int w, const float* wk, int stride, int pad, float* oplane,
-                               int out_h, int out_w, float bias, Activation act) {
-  dw_avx512::dw3_plane(plane, h, w, wk, stride, pad, oplane, out_h, out_w, bias, act);
+void depthwise_plane_avx512(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                              float* oplane, int out_h, int out_w, float bias, Activation act) {
+  dw_avx512::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
 }
 
 }  // namespace mdfi::kernels
