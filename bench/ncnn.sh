@@ -15,6 +15,7 @@
 #
 # Usage: bench/ncnn.sh            (all models below, 1 and 2 threads, 5 rounds: ~25 min on 2 cores)
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" THREADS="2" ROUNDS=5 bench/ncnn.sh   (a quick run: < 3 min)
+#   MDFI_BASE=path/to/older/mdfi bench/ncnn.sh   (also times that binary in the same rounds: before/after)
 # Models: yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet (real weights,
 # ../shared/models, converted ncnn models from ../shared/peers/ncnn/models), yolov3-tiny yolov3
 # (cfg/, generated weights) and yolov4-tiny (../shared/refs/cfg, AlexeyAB's, generated weights):
@@ -52,8 +53,14 @@ compare_points() {
 }
 
 host=$(lscpu | sed -n 's/^Model name: *//p')
-echo "| model | input | threads | ncnn fp32 (ms) | mdfi streamed (ms) | mdfi --keep-weights (ms) | streamed/ncnn | kept/ncnn | rel. RMS ncnn vs mdfi |"
-echo "|---|---|---|---|---|---|---|---|---|"
+BASE=${MDFI_BASE:-}
+if [ -n "$BASE" ]; then
+  echo "| model | input | threads | ncnn fp32 (ms) | mdfi streamed (ms) | mdfi --keep-weights (ms) | streamed/ncnn | kept/ncnn | base streamed (ms) | base kept (ms) | base streamed/ncnn | base kept/ncnn | rel. RMS ncnn vs mdfi |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+else
+  echo "| model | input | threads | ncnn fp32 (ms) | mdfi streamed (ms) | mdfi --keep-weights (ms) | streamed/ncnn | kept/ncnn | rel. RMS ncnn vs mdfi |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+fi
 for model in ${MODELS:-$PEER_MODELS_ALL}; do
   ncnn_model "$model"
   # Equal work: mdfi's input tensor and its tensors at the compare points, then ncnn on the same input.
@@ -66,19 +73,32 @@ for model in ${MODELS:-$PEER_MODELS_ALL}; do
   cp "$dump/input.npy" "$WORK/input-$model.npy"
   rm -rf "$dump"
   for t in $THREADS; do
-    : > "$WORK/ms"; : > "$WORK/mk"; : > "$WORK/nc"
+    : > "$WORK/ms"; : > "$WORK/mk"; : > "$WORK/nc"; : > "$WORK/bs"; : > "$WORK/bk"
+    mdfi_ms() {  # mdfi_ms BINARY [--keep-weights] -> forward_ms of one bench run
+      local exe=$1; shift
+      field forward_ms "$("$exe" bench "$@" -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')"
+    }
     for _ in $(seq "$ROUNDS"); do
-      line=$("$MDFI" bench -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')
-      field forward_ms "$line" >> "$WORK/ms"
-      line=$("$MDFI" bench --keep-weights -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')
-      field forward_ms "$line" >> "$WORK/mk"
+      mdfi_ms "$MDFI" >> "$WORK/ms"
+      mdfi_ms "$MDFI" --keep-weights >> "$WORK/mk"
       "$BENCH" "$param" "$bin" "$WORK/input-$model.npy" "$t" 3 | sed -n 's/^ncnn_ms=\([0-9.]*\).*/\1/p' >> "$WORK/nc"
+      if [ -n "$BASE" ]; then
+        mdfi_ms "$BASE" >> "$WORK/bs"
+        mdfi_ms "$BASE" --keep-weights >> "$WORK/bk"
+      fi
     done
     ms=$(median < "$WORK/ms"); mk=$(median < "$WORK/mk"); nc=$(median < "$WORK/nc")
-    awk -v m="$model" -v i="$size" -v t="$t" -v nc="$nc" -v ms="$ms" -v mk="$mk" -v r="$rms" \
-      'BEGIN { printf "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", m, i, t, nc, ms, mk, ms / nc, mk / nc, r }'
+    if [ -n "$BASE" ]; then
+      bs=$(median < "$WORK/bs"); bk=$(median < "$WORK/bk")
+      awk -v m="$model" -v i="$size" -v t="$t" -v nc="$nc" -v ms="$ms" -v mk="$mk" -v bs="$bs" -v bk="$bk" -v r="$rms" \
+        'BEGIN { printf "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n",
+                 m, i, t, nc, ms, mk, ms / nc, mk / nc, bs, bk, bs / nc, bk / nc, r }'
+    else
+      awk -v m="$model" -v i="$size" -v t="$t" -v nc="$nc" -v ms="$ms" -v mk="$mk" -v r="$rms" \
+        'BEGIN { printf "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", m, i, t, nc, ms, mk, ms / nc, mk / nc, r }'
+    fi
   done
 done
 echo
-echo "host: $host, $(nproc) CPUs; rounds=$ROUNDS (medians; mdfi and ncnn alternate within each round); image=$IMAGE;" \
+echo "host: $host, $(nproc) CPUs; mdfi=$MDFI${BASE:+, base=$BASE}; rounds=$ROUNDS (medians; mdfi and ncnn alternate within each round); image=$IMAGE;" \
   "mdfi kernel=${MDFI_KERNEL:-auto}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
