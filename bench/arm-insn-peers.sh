@@ -8,6 +8,7 @@
 # its compat says. Instruction counts ignore caches, bandwidth and stalls: no Pi timing follows
 # from them (no Pi was available here).
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" ARMHF=0 IMAGE=dog.png bench/arm-insn-count.sh peers
+#   BASE_AARCH64=path/to/older/aarch64/mdfi ...   (adds that binary's count: before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${SHARED:-../shared}
@@ -53,6 +54,8 @@ per_inference() {  # per_inference TARGET PROGRAM ARGS... (the image is appended
 head="| model | input | mdfi aarch64 (M insns) | ncnn aarch64 (M insns) | mdfi/ncnn |"
 sep="|---|---|---|---|---|"
 [ "$ARMHF" = 1 ] && head+=" mdfi armhf (M insns) |" && sep+="---|"
+BASE=${BASE_AARCH64:-}
+[ -n "$BASE" ] && head+=" base mdfi aarch64 (M insns) | base/ncnn |" && sep+="---|---|"
 echo "$head"; echo "$sep"
 for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet yolov3-tiny yolov4-tiny}; do
   ncnn_model "$model"
@@ -64,8 +67,12 @@ for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-n
     h=$(per_inference armhf "build-armhf/app/mdfi" "${margs[@]}")
     line+=$(awk -v h="$h" 'BEGIN { printf " %.1f |", h / 1e6 }')
   fi
+  if [ -n "$BASE" ]; then
+    b=$(per_inference aarch64 "$BASE" "${margs[@]}")
+    line+=$(awk -v b="$b" -v n="$n" 'BEGIN { printf " %.1f | %.2f |", b / 1e6, b / n }')
+  fi
   echo "$line"
 done
 echo
 echo "image=$IMAGE; one compute thread; qemu TCG instruction counts (bench/qemu-insn), per inference = two images - one;" \
-  "mdfi kernel=${MDFI_KERNEL:-auto}; ncnn fp32 ($PEER)"
+  "mdfi kernel=${MDFI_KERNEL:-auto}; ncnn fp32 ($PEER)${BASE:+; base=$BASE}"
