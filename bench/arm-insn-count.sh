@@ -5,6 +5,8 @@
 #
 #   bench/arm-insn-count.sh [aarch64|armhf|x86-64] [yolo-fastest|tiny|mnist]
 #   MDFI_KERNEL=generic bench/arm-insn-count.sh aarch64     # the same run with another kernel
+#   bench/arm-insn-count.sh peers    # mdfi vs ncnn on aarch64 (and mdfi armhf) on bench/ncnn.sh's
+#                                    # models: MODELS="yolo-fastest-1.1 ..." ARMHF=0 to narrow it
 #
 # ARM: a small TCG plugin (bench/qemu-insn/insn_count.c; Debian's qemu-user loads plugins but
 # ships none) counts every guest instruction. x86-64: valgrind's callgrind Ir count, as a proxy.
@@ -15,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-aarch64}"
+if [ "$target" = peers ]; then exec bench/arm-insn-peers.sh; fi
 model="${2:-yolo-fastest}"
 M=../shared/models
 [ -f "$M/README.txt" ] || { echo "needs ../shared/models" >&2; exit 2; }

@@ -1,6 +1,9 @@
 #include "depthwise.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include "cpu_features.h"
 
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
@@ -30,9 +33,82 @@ static void row_madd(float* orow, const float* src, float wv, int lo, int hi, in
     for (; ox < hi; ++ox) orow[ox] += wv * src[ox * stride];
 }
 
+#if defined(__ARM_NEON) || defined(__aarch64__)
+namespace dw_neon {
+
+struct V4 {
+  static constexpr int L = 4;
+  using T = float32x4_t;
+  static T zero() { return vdupq_n_f32(0.f); }
+  static T set1(float f) { return vdupq_n_f32(f); }
+  static T load(const float* p) { return vld1q_f32(p); }
+  static T load_s2(const float* p) { return vld2q_f32(p).val[0]; }
+  static void store(float* p, T v) { vst1q_f32(p, v); }
+  static T add(T a, T b) { return vaddq_f32(a, b); }
+  static T mul(T a, T b) { return vmulq_f32(a, b); }
+  static T finish(T v, float bias, Activation act) {
+    v = vaddq_f32(v, vdupq_n_f32(bias));
+    const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+    if (act == Activation::kRelu)
+      return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+#if defined(__aarch64__)
+    if (act == Activation::kLeaky) {  // Darknet's double product, on aarch64's double lanes
+      const float64x2_t tenth = vdupq_n_f64(.1);
+      const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
+      return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
+    }
+#endif
+    return v;
+  }
+};
+
+// 32-bit NEON has no double lanes: leaky is left to activate_array's scalar loop there.
+#if defined(__aarch64__)
+#define DW_LEAKY 1
+#else
+#define DW_LEAKY 0
+#endif
+#define DW_VECS(F) F(V4)
+#define DW_EDGE V4
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
+
+}  // namespace dw_neon
+#endif
+
+using PlaneFn = void (*)(const float*, int, int, const float*, int, int, int, float*, int, int, float, Activation);
+
+static PlaneFn plane_kernel(const char* variant) {
+  const bool any = variant == nullptr;
+#if defined(__x86_64__) || defined(__i386__)
+  if ((any || std::strcmp(variant, "avx512") == 0) && cpu_has_avx512f() && cpu_has_avx2_fma())
+    return &depthwise_plane_avx512;
+  if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise_plane_avx2;
+#endif
+#if defined(__ARM_NEON) || defined(__aarch64__)
+  if (any || std::strcmp(variant, "neon") == 0) return &dw_neon::dw_plane_any;
+#endif
+  return nullptr;
+}
+
+bool depthwise_variant_available(const char* variant) {
+  return std::strcmp(variant, "scalar") == 0 || plane_kernel(variant) != nullptr;
+}
+
 void depthwise_conv(const float* in, int channels, int h, int w, const float* weights, int ksize, int stride, int pad,
-                    float* out, int out_h, int out_w, const float* bias, Activation act, int threads) {
+                    float* out, int out_h, int out_w, const float* bias, Activation act, int threads,
+                    const char* variant) {
   (void)threads;
+  const PlaneFn vec = (ksize == 3 || ksize == 5) && (stride == 1 || stride == 2) ? plane_kernel(variant) : nullptr;
+  if (vec) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int c = 0; c < channels; ++c)
+      vec(in + size_t(c) * h * w, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
+          out + size_t(c) * out_h * out_w, out_h, out_w, bias ? bias[c] : 0.f, act);
+    return;
+  }
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int c = 0; c < channels; ++c) {
     const float* plane = in + size_t(c) * h * w;
@@ -49,7 +125,9 @@ void depthwise_conv(const float* in, int channels, int h, int w, const float* we
           const float wv = wk[ky * ksize + kx];
           // Valid output columns: 0 <= ox*stride + kx - pad < w.
           int lo = std::max(0, (pad - kx + stride - 1) / stride);
-          int hi = std::min(out_w, (w - 1 + pad - kx) / stride + 1);
+          // (A negative numerator means no column: C++ division would round it up to 0.)
+          const int span = w - 1 + pad - kx;
+          int hi = span < 0 ? 0 : std::min(out_w, span / stride + 1);
           row_madd(orow, irow + kx - pad, wv, lo, hi, stride);
         }
       }

@@ -192,6 +192,13 @@ static size_t per_thread_floats(int K, int N, int threads, int nr) {
   return size_t(std::min(K, kKC)) * size_t(std::min(cols, block_cols(nr)));
 }
 
+// Small images under many filters (YOLOv3's 13x13 layers: 169 columns, 19 MB of packed weights)
+// split the other way: each thread takes a range of row panels over all the columns, packing the
+// (small) B blocks itself, so the weights pass through the caches once instead of once per thread.
+bool split_by_rows(int M, int N, int threads) {
+  return threads > 1 && M >= N && (M + kMR - 1) / kMR >= threads;
+}
+
 size_t sgemm_workspace_floats(int K, int N, int threads) {
   threads = std::max(1, threads);
   return per_thread_floats(K, N, threads, active_kernel().nr) * size_t(threads);
@@ -205,6 +212,7 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const int m_panels = (M + kMR - 1) / kMR;
   const int panels = (N + nr - 1) / nr;
   const size_t slice = per_thread_floats(K, N, threads, nr);
+  const bool by_rows = split_by_rows(M, N, threads);
   const int nc_max = block_cols(nr);
   // The finishing kernel applies bias and activation in registers when it knows the activation.
   const bool fused = kern.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
@@ -217,54 +225,68 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
 #else
     const int tid = 0, nt = 1;
 #endif
-    const int per = (panels + nt - 1) / nt;
-    const int c_begin = std::min(N, tid * per * nr), c_end = std::min(N, (tid + 1) * per * nr);
+    // By rows: this thread's row panels over all the columns; else its columns, every row panel.
+    const int per = by_rows ? panels : (panels + nt - 1) / nt;
+    const int c_begin = by_rows ? 0 : std::min(N, tid * per * nr);
+    const int c_end = by_rows ? N : std::min(N, (tid + 1) * per * nr);
+    const int m_per = by_rows ? (m_panels + nt - 1) / nt : m_panels;
+    const int mp_begin = by_rows ? std::min(m_panels, tid * m_per) : 0;
+    const int mp_end = std::min(m_panels, mp_begin + m_per);
     float* ws = workspace + slice * size_t(tid);
     float edge[kMR * 64];  // partial tiles are computed here, then the valid part is copied
     float edge_bias[kMR];  // bias of a partial row panel, zero past M
-    for (int n0 = c_begin; n0 < c_end; n0 += nc_max) {
-      const int nc = std::min(nc_max, c_end - n0);
+    // Packs B's block (k0.., n0..) and multiplies this thread's row panels by it.
+    auto block = [&](int n0, int nc, int k0) {
       const int n_panels = (nc + nr - 1) / nr;
-      for (int k0 = 0; k0 < K; k0 += kKC) {
-        const int kc = std::min(kKC, K - k0);
-        const bool first = k0 == 0, last = k0 + kc == K;
-        const bool finish_here = last && fused;
-        for (int p = 0; p < n_panels; ++p)
-          b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
-        for (int mp = 0; mp < m_panels; ++mp) {
-          const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
-          const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
-          const float* tile_bias = bias ? bias + m0 : nullptr;
-          if (bias && rows < kMR) {
-            for (int i = 0; i < kMR; ++i) edge_bias[i] = i < rows ? bias[m0 + i] : 0.f;
-            tile_bias = edge_bias;
-          }
-          for (int np = 0; np < n_panels; ++np) {
-            const int c0 = n0 + np * nr, cols = std::min(nr, c_end - c0);  // never past this thread's range
-            const float* bp = ws + size_t(np) * nr * kc;
-            float* c = C + size_t(m0) * ldc + c0;
-            const bool whole = rows == kMR && cols == nr;
-            float* dst = whole ? c : edge;
-            const int ldd = whole ? ldc : nr;
-            if (!whole && !first)
-              for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
-            if (finish_here) kern.finish(kc, a, bp, dst, ldd, first, tile_bias, tile_act);
-            else kern.fn(kc, a, bp, dst, ldd, first);
-            if (!whole)
-              for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));
-            if (last && !fused) {
-              for (int i = 0; i < rows; ++i) {
-                float* ci = c + size_t(i) * ldc;
-                if (bias) {
-                  const float bv = bias[m0 + i];
-                  for (int j = 0; j < cols; ++j) ci[j] += bv;
-                }
-                activate_array(ci, size_t(cols), act);
+      const int kc = std::min(kKC, K - k0);
+      const bool first = k0 == 0, last = k0 + kc == K;
+      const bool finish_here = last && fused;
+      for (int p = 0; p < n_panels; ++p)
+        b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
+      for (int mp = mp_begin; mp < mp_end; ++mp) {
+        const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
+        const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
+        const float* tile_bias = bias ? bias + m0 : nullptr;
+        if (bias && rows < kMR) {
+          for (int i = 0; i < kMR; ++i) edge_bias[i] = i < rows ? bias[m0 + i] : 0.f;
+          tile_bias = edge_bias;
+        }
+        for (int np = 0; np < n_panels; ++np) {
+          const int c0 = n0 + np * nr, cols = std::min(nr, c_end - c0);  // never past this thread's range
+          const float* bp = ws + size_t(np) * nr * kc;
+          float* c = C + size_t(m0) * ldc + c0;
+          const bool whole = rows == kMR && cols == nr;
+          float* dst = whole ? c : edge;
+          const int ldd = whole ? ldc : nr;
+          if (!whole && !first)
+            for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
+          if (finish_here) kern.finish(kc, a, bp, dst, ldd, first, tile_bias, tile_act);
+          else kern.fn(kc, a, bp, dst, ldd, first);
+          if (!whole)
+            for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));
+          if (last && !fused) {
+            for (int i = 0; i < rows; ++i) {
+              float* ci = c + size_t(i) * ldc;
+              if (bias) {
+                const float bv = bias[m0 + i];
+                for (int j = 0; j < cols; ++j) ci[j] += bv;
               }
+              activate_array(ci, size_t(cols), act);
             }
           }
         }
       }
+    };
+    if (!by_rows) {
+      for (int n0 = c_begin; n0 < c_end; n0 += nc_max)
+        for (int k0 = 0; k0 < K; k0 += kKC) block(n0, std::min(nc_max, c_end - n0), k0);
+    } else if (mp_begin < mp_end) {
+      // K blocks outermost: this thread's rows of one K block of A stay in cache while every
+      // column block passes, so the weights are read from memory once. Each tile still sums its
+      // K blocks in order with the same kernel calls, so C is bit-identical to the column split.
+      const int ncb = int(slice / size_t(std::min(K, kKC)));  // the columns this thread's slice holds
+      for (int k0 = 0; k0 < K; k0 += kKC)
+        for (int n0 = 0; n0 < N; n0 += ncb) block(n0, std::min(ncb, N - n0), k0);
     }
   }
 }

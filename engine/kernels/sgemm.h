@@ -61,6 +61,9 @@ class Im2colB : public BSource {
 int planned_threads();
 // Workspace for `threads` threads (each packs its own B blocks).
 size_t sgemm_workspace_floats(int K, int N, int threads);
+// Whether sgemm_packed splits the threads over row panels (small N, many rows) instead of
+// columns; the workspace is the same either way.
+bool split_by_rows(int M, int N, int threads);
 
 // C (row stride ldc) = A_packed * B (+ bias[row]), then activation. `workspace` holds
 // sgemm_workspace_floats(K, N) floats.

@@ -107,6 +107,13 @@ Status ShortcutLayer::forward_alexeyab(LayerIO& io) const {
   // One weight per source (per_feature) or per source and channel (per_channel).
   const size_t layer_step = nweights ? size_t(nweights) / size_t(n + 1) : 0;
   const size_t step = nweights ? outputs / layer_step : 1;
+  if (!wts && n == 1 && source_shapes[1].count() >= outputs) {
+    // The plain residual add of Yolo-Fastest and MobileNet: the same sums, in a loop that vectorises.
+    const float *a = io.inputs[0], *b = io.inputs[1];
+    for (size_t id = 0; id < outputs; ++id) io.output[id] = a[id] + b[id];
+    activate_array(io.output, outputs, activation);
+    return Status::Ok();
+  }
   for (size_t id = 0; id < outputs; ++id) {
     float sum = 1, max_val = -FLT_MAX;
     if (wts && weights_normalization != Normalize::kNone) {

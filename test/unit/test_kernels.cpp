@@ -23,7 +23,8 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
   struct Size {
     int M, N, K;
   };
-  const Size sizes[] = {{1, 1, 1}, {7, 13, 5}, {8, 32, 256}, {9, 33, 257}, {31, 97, 300}, {64, 600, 27}, {13, 1030, 3}};
+  const Size sizes[] = {{1, 1, 1}, {7, 13, 5}, {8, 32, 256}, {9, 33, 257}, {31, 97, 300}, {64, 600, 27}, {13, 1030, 3},
+                       {40, 9, 300}, {72, 30, 520}};  // M >= N: split over rows with 2 threads
   int tested = 0;
   for (const char* name : names) {
     const kernels::KernelInfo* k = kernels::find_kernel(name);
@@ -341,4 +342,24 @@ activation=linear
     for (size_t i = 0; i < streamed.size(); ++i) CHECK(streamed[i] == resident[i]);
   }
   CHECK(kept.tracker().current().total() == kept_weights_floats(*net) * sizeof(float));
+}
+
+TEST_CASE("small-N products split over rows give the column split's result bit for bit", "[layers]") {
+  // 13x13-like: many filters, few columns. Two threads split by rows; one thread is the column
+  // split's arithmetic (same K blocks and kernel calls per tile).
+  const int M = 72, N = 37, K = 600;
+  REQUIRE(kernels::split_by_rows(M, N, 2));
+  REQUIRE_FALSE(kernels::split_by_rows(M, N, 1));
+  REQUIRE_FALSE(kernels::split_by_rows(8, 300, 2));
+  auto A = random_floats(size_t(M) * K, 7), B = random_floats(size_t(K) * N, 8), bias = random_floats(size_t(M), 9);
+  std::vector<float> packed(kernels::packed_a_floats(M, K));
+  for (int m = 0; m < M; m += kernels::kMR)
+    kernels::pack_a_panel(std::min(kernels::kMR, M - m), K, A.data() + size_t(m) * K, K, packed.data() + size_t(m) * K);
+  std::vector<float> one(size_t(M) * N), two(size_t(M) * N);
+  std::vector<float> ws(kernels::sgemm_workspace_floats(K, N, 2));
+  kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), one.data(), N, bias.data(),
+                        Activation::kLeaky, 1, ws.data());
+  kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), two.data(), N, bias.data(),
+                        Activation::kLeaky, 2, ws.data());
+  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
 }

@@ -1,0 +1,33 @@
+# Sourced by bench/ncnn.sh and bench/arm-insn-count.sh: the models mdfi is compared with ncnn on.
+# Needs SHARED (../shared), PEER (../shared/peers/ncnn), WORK (scratch dir), MDFI (host binary,
+# for gen-weights) and DARKNET2NCNN (the converter from ncnn's x86-64 package).
+# ncnn_model NAME sets: cfg weights param bin cmd (detect|classify) size (WxH).
+PEER_MODELS_ALL="yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet yolov3-tiny yolov3 yolov4-tiny"
+
+# Unpacks ncnn's x86-64 package into $WORK/ncnn (never into the repository).
+ncnn_unpack() {
+  [ -f "$WORK/ncnn/lib/libncnn.a" ] && return 0
+  mkdir -p "$WORK/ncnn" && tar xzf "$PEER/ncnn-x86_64-install.tgz" -C "$WORK/ncnn"
+}
+
+ncnn_model() {
+  local M="$SHARED/models" N="$PEER/models"
+  cmd=detect
+  case "$1" in
+    yolo-fastest-1.1) cfg=$M/yolo-fastest-1.1-coco/yolo-fastest-1.1.cfg; weights=${cfg%.cfg}.weights; param=$N/yolo-fastest-1.1.param ;;
+    yolo-fastest-1.1-xl) cfg=$M/yolo-fastest-1.1-xl-coco/yolo-fastest-1.1-xl.cfg; weights=${cfg%.cfg}.weights; param=$N/yolo-fastest-1.1-xl.param ;;
+    mobilenetv2-yolov3-nano) cfg=$M/mobilenetv2-yolov3-nano-coco/MobileNetV2-YOLOv3-Nano-coco.cfg; weights=${cfg%.cfg}.weights; param=$N/mobilenetv2-yolov3-nano.param ;;
+    tiny-darknet) cfg=$M/tiny-darknet-imagenet/tiny.cfg; weights=$M/tiny-darknet-imagenet/tiny.weights; param=$N/tiny-darknet-fixed.param; cmd=classify ;;
+    yolov3-tiny | yolov3) cfg=$PWD/cfg/$1.cfg; weights=$WORK/$1.weights; param=$WORK/$1.param ;;
+    yolov4-tiny) cfg=$SHARED/refs/cfg/yolov4-tiny.cfg; weights=$WORK/$1.weights; param=$WORK/$1.param ;;
+    *) echo "unknown model $1 (known: $PEER_MODELS_ALL)" >&2; return 2 ;;
+  esac
+  bin=${param%.param}.bin
+  size=$(awk -F= '/^[ \t]*width/ {w=$2} /^[ \t]*height/ {h=$2} END {gsub(/[ \t\r]/, "", w); gsub(/[ \t\r]/, "", h); print w "x" h}' "$cfg")
+  [ -f "$weights" ] || "$MDFI" -q gen-weights -c "$cfg" -o "$weights"
+  if [ ! -f "$param" ]; then
+    ncnn_unpack
+    "$WORK/ncnn/bin/darknet2ncnn" "$cfg" "$weights" "$param" "$bin" 1 >"$WORK/convert.log" 2>&1 ||
+      { echo "darknet2ncnn failed on $cfg (see $WORK/convert.log)" >&2; return 1; }
+  fi
+}

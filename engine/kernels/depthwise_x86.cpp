@@ -1,0 +1,132 @@
+// AVX2 and AVX-512 3x3 and 5x5 depthwise kernels (depthwise_body.inc), each compiled in a target region so
+// the file builds with the default flags; depthwise.cpp calls them after checking the CPU.
+#if defined(__x86_64__) || defined(__i386__)
+// GCC 12's AVX-512 conversion intrinsics start from _mm256_undefined_*(): see micro_x86.cpp.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "depthwise.h"
+
+namespace mdfi::kernels {
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+namespace dw_avx2 {
+
+struct V8 {
+  static constexpr int L = 8;
+  using T = __m256;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T set1(float f) { return _mm256_set1_ps(f); }
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static T load_s2(const float* p) {
+    const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+    // Even elements of each 128-bit lane, then the two middle quarters swapped into order.
+    const __m256 even = _mm256_shuffle_ps(a, b, 0x88);  // a0 a2 b0 b2 | a4 a6 b4 b6
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8));
+  }
+  static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  // Bias, then Darknet's activation exactly: leaky's .1 * x is a double product rounded to float.
+  static T finish(T v, float bias, Activation act) {
+    v = _mm256_add_ps(v, _mm256_set1_ps(bias));
+    const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
+    if (act == Activation::kRelu) return _mm256_mul_ps(v, _mm256_and_ps(positive, _mm256_set1_ps(1.f)));
+    if (act != Activation::kLeaky) return v;
+    const __m256d tenth = _mm256_set1_pd(.1);
+    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), tenth));
+    const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), tenth));
+    return _mm256_blendv_ps(_mm256_set_m128(hi, lo), v, positive);
+  }
+};
+
+#define DW_LEAKY 1
+#define DW_VECS(F) F(V8)
+#define DW_EDGE V8
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
+
+}  // namespace dw_avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#endif
+namespace dw_avx512 {
+
+using V8 = dw_avx2::V8;
+
+struct V16 {
+  static constexpr int L = 16;
+  using T = __m512;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T set1(float f) { return _mm512_set1_ps(f); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static T load_s2(const float* p) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+  }
+  static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T finish(T v, float bias, Activation act) {
+    v = _mm512_add_ps(v, _mm512_set1_ps(bias));
+    const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+    if (act == Activation::kRelu) return _mm512_mul_ps(v, _mm512_maskz_mov_ps(positive, _mm512_set1_ps(1.f)));
+    if (act != Activation::kLeaky) return v;
+    const __m512d tenth = _mm512_set1_pd(.1);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tenth));
+    const __m256 hi = _mm512_cvtpd_ps(
+        _mm512_mul_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tenth));
+    const __m512 scaled = _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+    return _mm512_mask_blend_ps(positive, scaled, v);
+  }
+};
+
+#define DW_LEAKY 1
+#define DW_VECS(F) F(V16) F(V8)
+#define DW_EDGE V8
+#include "depthwise_body.inc"
+#undef DW_VECS
+#undef DW_EDGE
+#undef DW_LEAKY
+
+}  // namespace dw_avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+void depthwise_plane_avx2(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                            float* oplane, int out_h, int out_w, float bias, Activation act) {
+  dw_avx2::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+}
+
+void depthwise_plane_avx512(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                              float* oplane, int out_h, int out_w, float bias, Activation act) {
+  dw_avx512::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+}
+
+}  // namespace mdfi::kernels
+#endif
