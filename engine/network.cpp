@@ -3,6 +3,7 @@
 #include <map>
 
 #include "compat.h"
+#include "conv_choice.h"
 
 #include "layers/avgpool.h"
 #include "layers/batchnorm.h"
@@ -151,6 +152,10 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
   for (const auto& l : netw.layers)
     if (std::string(l->kind()) == "detection") netw.net.letterbox = false;
   netw.warnings = unused_key_warnings(cfg);
+  ConvChoice choice;
+  if (!parse_winograd_mode(opts.winograd, &choice.mode))
+    return Result<Network>(ErrorKind::kUsage, "--winograd must be off, f2 or f4 (got '" + opts.winograd + "')");
+  choose_conv_algorithms(netw, choice);
   return netw;
 }
 

@@ -1,0 +1,68 @@
+#include "conv_choice.h"
+
+#include <vector>
+
+#include "layers/conv.h"
+#include "plan.h"
+
+namespace mdfi {
+
+bool parse_winograd_mode(const std::string& text, WinogradMode* out) {
+  if (text == "off") *out = WinogradMode::kOff;
+  else if (text == "f2") *out = WinogradMode::kF2;
+  else if (text == "f4") *out = WinogradMode::kF4;
+  else return false;
+  return true;
+}
+
+static std::vector<ConvLayer*> conv_layers(Network& net) {
+  std::vector<ConvLayer*> v;
+  for (auto& l : net.layers) v.push_back(dynamic_cast<ConvLayer*>(l.get()));
+  return v;
+}
+
+void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
+  const std::vector<ConvLayer*> convs = conv_layers(net);
+  for (ConvLayer* c : convs)
+    if (c) c->winograd = 0, c->winograd_whole_input = false;
+  if (choice.mode == WinogradMode::kOff) return;
+  const Plan base = make_plan(net);
+  const size_t limit = choice.budget_bytes ? choice.budget_bytes : base.peak_bytes;
+  struct Way {
+    int m;
+    bool whole_input;
+  };
+  std::vector<Way> ways;
+  if (choice.mode == WinogradMode::kF4) ways.insert(ways.end(), {{4, false}, {4, true}});
+  ways.insert(ways.end(), {{2, false}, {2, true}});
+  for (size_t i = 0; i < convs.size(); ++i) {
+    ConvLayer* c = convs[i];
+    if (!c || !c->winograd_candidate()) continue;
+    const LayerPlan& lp = base.layers[i];
+    const size_t fixed = lp.live_before + lp.output_bytes;
+    size_t least = lp.peak_bytes;  // the GEMM path's
+    Way chosen{0, false}, smallest{0, false};
+    for (const Way& w : ways) {
+      c->winograd = w.m;
+      c->winograd_whole_input = w.whole_input;
+      const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
+      if (peak <= limit) {
+        chosen = w;
+        break;
+      }
+      if (peak < least) least = peak, smallest = w;
+    }
+    if (!chosen.m && lp.peak_bytes > limit) chosen = smallest;
+    c->winograd = chosen.m;
+    c->winograd_whole_input = chosen.whole_input;
+  }
+}
+
+int winograd_layer_count(const Network& net) {
+  int n = 0;
+  for (const auto& l : net.layers)
+    if (const auto* c = dynamic_cast<const ConvLayer*>(l.get())) n += c->winograd != 0;
+  return n;
+}
+
+}  // namespace mdfi
