@@ -55,15 +55,6 @@ size_t winograd_u_floats(const WinogradGeo& geo, int filters) {
   return size_t(geo.n2()) * packed_a_floats(filters, geo.channels);
 }
 
-int winograd_filter_block(const WinogradGeo& geo) {
-  // About 1 MB of U per block: enough filter panels for the threads to share, small beside the
-  // packed weights a whole layer would hold.
-  constexpr size_t kBlockFloats = size_t(1) << 18;
-  const int per = int(kBlockFloats / (size_t(geo.n2()) * geo.channels)) / kMR * kMR;
-  const int all = (geo.filters + kMR - 1) / kMR * kMR;
-  return std::min(all, std::max(kMR, per));
-}
-
 size_t winograd_panel_workspace_floats(const WinogradGeo& geo, int threads) {
   const int nr = winograd_kernel(geo).nr;
   return size_t(used_threads(threads)) * (v_panel_floats(geo, nr) + m_floats(geo, nr));
@@ -72,6 +63,10 @@ size_t winograd_panel_workspace_floats(const WinogradGeo& geo, int threads) {
 size_t winograd_input_workspace_floats(const WinogradGeo& geo, int threads) {
   const int nr = winograd_kernel(geo).nr;
   return size_t(panel_count(geo, nr)) * v_panel_floats(geo, nr) + size_t(used_threads(threads)) * m_floats(geo, nr);
+}
+
+size_t winograd_stream_weight_floats(const WinogradGeo& geo, int threads) {
+  return size_t(used_threads(threads)) * (size_t(geo.n2()) + 9) * kMR * geo.channels;
 }
 
 void winograd_transform_weights(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
@@ -106,21 +101,40 @@ void winograd_transform_input(const WinogradGeo& geo, const float* in, float* wo
     ops.input(geo, in, panel, nr, workspace + size_t(panel) * v_panel_floats(geo, nr));
 }
 
-void winograd_multiply_block(const WinogradGeo& geo, const float* u_block, size_t plane_stride, int f0, int count,
-                             const float* bias, Activation act, float* out, int threads, float* workspace,
-                             const WinogradOps* o) {
+void winograd_multiply_all(const WinogradGeo& geo, const float* u, const float* bias, Activation act, float* out,
+                           int threads, float* workspace, const WinogradOps* o) {
   const WinogradOps& ops = o ? *o : winograd_ops();
   const KernelInfo& kern = winograd_kernel(geo);
-  const int nr = kern.nr, panels = panel_count(geo, nr), q_count = (count + kMR - 1) / kMR;
+  const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
+  const size_t plane_stride = size_t(f_panels) * kMR * geo.channels;
   float* scratch = workspace + size_t(panels) * v_panel_floats(geo, nr);
-  const int tasks = panels * q_count;
 #pragma omp parallel for num_threads(used_threads(threads)) schedule(dynamic)
-  for (int task = 0; task < tasks; ++task) {
-    const int panel = task / q_count, q = task % q_count;
+  for (int q = 0; q < f_panels; ++q) {
     float* mbuf = scratch + m_floats(geo, nr) * size_t(thread_id());
-    panel_product(geo, ops, kern, workspace + size_t(panel) * v_panel_floats(geo, nr),
-                  u_block + size_t(q) * kMR * geo.channels, plane_stride, f0 + q * kMR, panel * nr, bias, act, out,
-                  mbuf);
+    for (int panel = 0; panel < panels; ++panel)
+      panel_product(geo, ops, kern, workspace + size_t(panel) * v_panel_floats(geo, nr),
+                    u + size_t(q) * kMR * geo.channels, plane_stride, q * kMR, panel * nr, bias, act, out, mbuf);
+  }
+}
+
+void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& source, const float* bias, Activation act,
+                                float* out, int threads, float* workspace, float* weight_scratch,
+                                const WinogradOps* o) {
+  const WinogradOps& ops = o ? *o : winograd_ops();
+  const KernelInfo& kern = winograd_kernel(geo);
+  const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
+  const size_t u_floats = size_t(geo.n2()) * kMR * geo.channels;
+  const size_t per_thread = u_floats + size_t(9) * kMR * geo.channels;
+  float* scratch = workspace + size_t(panels) * v_panel_floats(geo, nr);
+#pragma omp parallel for num_threads(used_threads(threads)) schedule(dynamic)
+  for (int q = 0; q < f_panels; ++q) {
+    const size_t tid = size_t(thread_id());
+    float* u = weight_scratch + per_thread * tid;
+    if (!source.panel(q, u, u + u_floats)) continue;
+    float* mbuf = scratch + m_floats(geo, nr) * tid;
+    for (int panel = 0; panel < panels; ++panel)
+      panel_product(geo, ops, kern, workspace + size_t(panel) * v_panel_floats(geo, nr), u,
+                    size_t(kMR) * geo.channels, q * kMR, panel * nr, bias, act, out, mbuf);
   }
 }
 

@@ -62,12 +62,13 @@ const KernelInfo& winograd_kernel(const WinogradGeo& geo);
 
 // Floats of U for `filters` filters (rounded up to whole kMR panels).
 size_t winograd_u_floats(const WinogradGeo& geo, int filters);
-// Filters per block in the whole-input way (a multiple of kMR).
-int winograd_filter_block(const WinogradGeo& geo);
 // Scratch of the whole-weights way, for `threads` threads.
 size_t winograd_panel_workspace_floats(const WinogradGeo& geo, int threads);
 // Scratch of the whole-input way: V of every tile plus each thread's product tiles.
 size_t winograd_input_workspace_floats(const WinogradGeo& geo, int threads);
+// What each thread of the streamed whole-input way holds of the weights: one filter panel's U
+// and its raw rows.
+size_t winograd_stream_weight_floats(const WinogradGeo& geo, int threads);
 
 // Transforms `rows` (<= kMR) filters of raw 3x3 weights (rows x channels x 9, Darknet order)
 // into filter panel `panel` of a U block whose planes are `plane_stride` floats apart; with
@@ -80,13 +81,24 @@ void winograd_conv_whole_weights(const WinogradGeo& geo, const float* in, const 
                                  Activation act, float* out, int threads, float* workspace,
                                  const WinogradOps* ops = nullptr);
 
-// The whole-input way, in two steps: transform the input into the front of `workspace`, then
-// multiply by one block of filters [f0, f0 + count) whose U block (planes `plane_stride` apart)
-// is `u_block`. Call the second step once per block, in any order.
+// The whole-input way: transform the input into the front of `workspace` (first step), then
+// multiply by every filter, from a whole U (multiply_all) or from U made panel by panel as each
+// thread gets to it (multiply_streamed: no barrier between panels, each thread reads and
+// transforms its own filters into `weight_scratch`, winograd_stream_weight_floats).
 void winograd_transform_input(const WinogradGeo& geo, const float* in, float* workspace, int threads,
                               const WinogradOps* ops = nullptr);
-void winograd_multiply_block(const WinogradGeo& geo, const float* u_block, size_t plane_stride, int f0, int count,
-                             const float* bias, Activation act, float* out, int threads, float* workspace,
-                             const WinogradOps* ops = nullptr);
+void winograd_multiply_all(const WinogradGeo& geo, const float* u, const float* bias, Activation act, float* out,
+                           int threads, float* workspace, const WinogradOps* ops = nullptr);
+
+// Makes U of filter panel q (kMR filters from q * kMR; planes kMR * channels apart) in `u_panel`,
+// with `raw` as room for the panel's raw weights. False: failed (the source keeps the error).
+class WinogradPanelSource {
+ public:
+  virtual ~WinogradPanelSource() = default;
+  virtual bool panel(int q, float* u_panel, float* raw) = 0;
+};
+void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& source, const float* bias, Activation act,
+                                float* out, int threads, float* workspace, float* weight_scratch,
+                                const WinogradOps* ops = nullptr);
 
 }  // namespace mdfi::kernels

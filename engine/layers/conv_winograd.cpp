@@ -4,6 +4,7 @@
 // whole U is kept. What each way holds is what winograd_weight_floats/workspace_floats tell the
 // plan.
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -39,9 +40,8 @@ size_t ConvLayer::winograd_weight_floats() const {
   const size_t n = size_t(filters);
   const size_t head = n * (batch_normalize ? 4 : 1) + n;  // raw head + folded bias
   const size_t rows = size_t(pack_threads(kernels::planned_threads())) * kernels::kMR * in.c * 9;
-  const size_t u = winograd_whole_input ? kernels::winograd_u_floats(geo, kernels::winograd_filter_block(geo))
-                                        : kernels::winograd_u_floats(geo, filters);
-  return head + u + rows;
+  if (winograd_whole_input) return head + kernels::winograd_stream_weight_floats(geo, kernels::planned_threads());
+  return head + kernels::winograd_u_floats(geo, filters) + rows;
 }
 
 size_t ConvLayer::winograd_workspace_floats() const {
@@ -89,6 +89,39 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
   return Status::Ok();
 }
 
+// Reads, scales and transforms one filter panel for the streamed whole-input way. Called from
+// several threads at once (ParamSource::read allows it); the first error is kept.
+class StreamedPanels : public kernels::WinogradPanelSource {
+ public:
+  StreamedPanels(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* scale)
+      : l_(l), io_(io), geo_(geo), scale_(scale) {}
+  bool panel(int q, float* u_panel, float* raw) override {
+    const int per_filter = l_.in.c * 9, first = q * kernels::kMR, r = std::min(kernels::kMR, l_.filters - first);
+    const size_t wbase = size_t(l_.filters) * (l_.batch_normalize ? 4 : 1);
+    Status st = io_.params->read(wbase + size_t(first) * per_filter, raw, size_t(r) * per_filter);
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (status_.ok()) status_ = std::move(st);
+      return false;
+    }
+    kernels::winograd_transform_weights(geo_, r, raw, scale_ ? scale_ + first : nullptr, u_panel,
+                                        size_t(kernels::kMR) * l_.in.c, 0);
+    return true;
+  }
+  Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+
+ private:
+  const ConvLayer& l_;
+  LayerIO& io_;
+  const kernels::WinogradGeo& geo_;
+  const float* scale_;
+  std::mutex mu_;
+  Status status_ = Status::Ok();
+};
+
 // The convolution from a whole U (prepared now or kept from an earlier image).
 Status run_whole_u(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* u,
                    const float* bias) {
@@ -98,9 +131,7 @@ Status run_whole_u(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& 
                            "Winograd input tiles");
     if (!ws.ok()) return ws.status();
     kernels::winograd_transform_input(geo, io.inputs[0], ws->data(), threads);
-    const size_t plane_stride = kernels::packed_a_floats(l.filters, l.in.c);
-    kernels::winograd_multiply_block(geo, u, plane_stride, 0, l.filters, bias, l.activation, io.output, threads,
-                                     ws->data());
+    kernels::winograd_multiply_all(geo, u, bias, l.activation, io.output, threads, ws->data());
     return Status::Ok();
   }
   auto ws = Buffer::make(*io.mem, kernels::winograd_panel_workspace_floats(geo, threads), MemCategory::kWorkspace,
@@ -137,23 +168,19 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
     return Status::Ok();
   }
 
-  // Streamed through the whole input's tiles: one block of filters at a time.
+  // Streamed: each thread reads and transforms one filter panel at a time, right before using it.
   const int threads = thread_count(io);
   auto ws = Buffer::make(*io.mem, kernels::winograd_input_workspace_floats(geo, threads), MemCategory::kWorkspace,
                          "Winograd input tiles");
   if (!ws.ok()) return ws.status();
+  auto panels = Buffer::make(wmem, kernels::winograd_stream_weight_floats(geo, threads), MemCategory::kWeights,
+                             "Winograd weight panels");
+  if (!panels.ok()) return panels.status();
   kernels::winograd_transform_input(geo, io.inputs[0], ws->data(), threads);
-  const int block = kernels::winograd_filter_block(geo);
-  auto u = Buffer::make(wmem, kernels::winograd_u_floats(geo, block), MemCategory::kWeights, "Winograd weight block");
-  if (!u.ok()) return u.status();
-  for (int f0 = 0; f0 < filters; f0 += block) {
-    const int count = std::min(block, filters - f0);
-    MDFI_RETURN_IF_ERROR(prepare_block(*this, io, geo, f0, count, scale, u->data()));
-    const size_t plane_stride = kernels::packed_a_floats(count, in.c);
-    kernels::winograd_multiply_block(geo, u->data(), plane_stride, f0, count, bias.data(), activation, io.output,
-                                     threads, ws->data());
-  }
-  return Status::Ok();
+  StreamedPanels source(*this, io, geo, scale);
+  kernels::winograd_multiply_streamed(geo, source, bias.data(), activation, io.output, threads, ws->data(),
+                                      panels->data());
+  return source.status();
 }
 
 }  // namespace mdfi

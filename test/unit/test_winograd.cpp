@@ -96,17 +96,31 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
                                            ws.data());
       CHECK(relative_error(out, want) < tol);
 
-      // Whole input, weights in blocks of 8 filters (the last one partial when filters % 8 != 0).
+      // Whole input, from the whole U and streamed panel by panel.
       std::vector<float> ws2(kernels::winograd_input_workspace_floats(g, 2));
       std::vector<float> out2(want.size(), 77.f);
       kernels::winograd_transform_input(g, in.data(), ws2.data(), 2);
-      for (int f0 = 0; f0 < cs.filters; f0 += kernels::kMR) {
-        const int count = std::min(kernels::kMR, cs.filters - f0);
-        const auto ub = transform_all(g, f0, count, w, scale);
-        kernels::winograd_multiply_block(g, ub.data(), kernels::packed_a_floats(count, cs.c), f0, count, bias.data(),
-                                         Activation::kLeaky, out2.data(), 2, ws2.data());
-      }
+      kernels::winograd_multiply_all(g, u.data(), bias.data(), Activation::kLeaky, out2.data(), 2, ws2.data());
       CHECK(relative_error(out2, want) < tol);
+      struct Source : kernels::WinogradPanelSource {
+        const kernels::WinogradGeo* g;
+        const std::vector<float>*w, *scale;
+        bool panel(int q, float* u_panel, float* raw) override {
+          const int first = q * kernels::kMR, rows = std::min(kernels::kMR, g->filters - first);
+          std::memcpy(raw, w->data() + size_t(first) * g->channels * 9, size_t(rows) * g->channels * 9 * sizeof(float));
+          kernels::winograd_transform_weights(*g, rows, raw, scale->data() + first, u_panel,
+                                              size_t(kernels::kMR) * g->channels, 0);
+          return true;
+        }
+      } source;
+      source.g = &g;
+      source.w = &w;
+      source.scale = &scale;
+      std::vector<float> wscratch(kernels::winograd_stream_weight_floats(g, 2));
+      std::vector<float> out3(want.size(), 77.f);
+      kernels::winograd_multiply_streamed(g, source, bias.data(), Activation::kLeaky, out3.data(), 2, ws2.data(),
+                                          wscratch.data());
+      CHECK(std::memcmp(out3.data(), out2.data(), out2.size() * sizeof(float)) == 0);
 
       // Every instruction-set variant of the per-tile work gives the generic variant's bits.
       std::vector<float> generic_out(want.size(), 0.f);
