@@ -65,4 +65,18 @@ int winograd_layer_count(const Network& net) {
   return n;
 }
 
+std::string winograd_summary(const Network& net) {
+  std::string text;
+  for (int m : {4, 2}) {
+    std::string layers;
+    for (const auto& l : net.layers)
+      if (const auto* c = dynamic_cast<const ConvLayer*>(l.get()); c && c->winograd == m)
+        layers += " " + std::to_string(c->index) + (c->winograd_whole_input ? "s" : "");
+    if (layers.empty()) continue;
+    if (!text.empty()) text += "; ";
+    text += "F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3) in layers" + layers;
+  }
+  return text;
+}
+
 }  // namespace mdfi

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "network.h"
 
@@ -30,5 +31,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice);
 
 // Layers that run Winograd in `net`, for -v and tests.
 int winograd_layer_count(const Network& net);
+// "F(2x2,3x3): layers 2 4 12s ..." (s: streamed through the whole input), "" when none: `mdfi plan`.
+std::string winograd_summary(const Network& net);
 
 }  // namespace mdfi
