@@ -91,15 +91,17 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   std::vector<ConvChoice> choices;
   ConvChoice asked;
   parse_winograd_mode(args.model.winograd, &asked.mode);  // checked when the network was built
+  asked.kept_weights = args.keep_weights;
+  if (asked.kept_weights) choices = {asked};
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
     if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
     pm.budget = *budget;
     ConvChoice within = asked;
     within.budget_bytes = *budget;
-    choices = {within, asked, ConvChoice{WinogradMode::kOff, 0}};
+    choices = {within, asked, ConvChoice{WinogradMode::kOff, 0, false}};
   }
-  if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0}};
+  if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};
   if (choices.empty()) pm.plan = make_plan(pm.net);  // the network was built with the asked choice
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);

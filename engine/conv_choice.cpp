@@ -40,19 +40,18 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     if (!c || !c->winograd_candidate()) continue;
     const LayerPlan& lp = base.layers[i];
     const size_t fixed = lp.live_before + lp.output_bytes;
+    const int pixels = c->out.h * c->out.w;
     size_t least = lp.peak_bytes;  // the GEMM path's
     Way chosen{0, false}, smallest{0, false};
     for (const Way& w : ways) {
       c->winograd = w.m;
       c->winograd_whole_input = w.whole_input;
       const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
-      if (peak <= limit) {
-        chosen = w;
-        break;
-      }
+      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? 1024 : 400);
+      if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }
-    if (!chosen.m && lp.peak_bytes > limit) chosen = smallest;
+    if (lp.peak_bytes > limit) chosen = smallest;
     c->winograd = chosen.m;
     c->winograd_whole_input = chosen.whole_input;
   }

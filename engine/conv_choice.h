@@ -2,12 +2,18 @@
 // Winograd (kernels/winograd.h) for 3x3 stride-1 layers, made before the plan is final so that
 // the plan counts what the chosen way holds (transformed weights, tile workspace).
 //
-// The rule, per candidate layer (ConvLayer::winograd_candidate): the fastest way whose predicted
-// layer peak stays within the limit, where the limit is --max-mem when given, else the peak of
-// the network without Winograd. So by default Winograd never raises a network's predicted peak
-// (the memory targets hold); a layer that is itself over the limit takes the Winograd way that
-// needs least when that is less than the GEMM path's. Preference: F(4x4) before F(2x2) when
-// F(4x4) is allowed, whole transformed weights before the streamed whole-input way.
+// The rule, per candidate layer (ConvLayer::winograd_candidate), with the limit --max-mem when
+// given, else the network's predicted peak without Winograd (so by default Winograd never raises
+// a network's peak and the memory targets hold):
+// - where the GEMM path fits the limit: the fastest Winograd way that also fits, if Winograd pays
+//   for this layer. With streamed weights (the default) the weight transform runs for every
+//   image, at a cost per weight that the multiplications saved per output pixel repay only on
+//   large enough maps: F(2x2) from 400 output pixels (20x20), F(4x4) from 1024 (32x32). With
+//   --keep-weights the transform runs once, so every candidate pays. Preference: F(4x4) before
+//   F(2x2) when F(4x4) is allowed, whole transformed weights before the whole-input way.
+// - where even the GEMM path is over the limit: the way that needs least, when that is less than
+//   the GEMM path's (the whole-input way streams weights one filter panel per thread), whatever
+//   its speed, so a run can fit a budget the GEMM path cannot.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +31,7 @@ bool parse_winograd_mode(const std::string& text, WinogradMode* out);
 struct ConvChoice {
   WinogradMode mode = WinogradMode::kF2;
   size_t budget_bytes = 0;  // --max-mem (0: none)
+  bool kept_weights = false;  // --keep-weights: transformed once, not per image
 };
 
 void choose_conv_algorithms(Network& net, const ConvChoice& choice);

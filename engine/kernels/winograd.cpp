@@ -42,14 +42,9 @@ void panel_product(const WinogradGeo& geo, const WinogradOps& ops, const KernelI
 }  // namespace
 
 
-const KernelInfo& winograd_kernel(const WinogradGeo& geo) {
-  const KernelInfo& best = active_kernel();
-  // Under four panels of the widest kernel a narrower one wastes less on padding tiles (a 13x13
-  // output has 49 F(2x2) tiles: two 32-wide panels are 35% padding, seven 8-wide ones 13%).
-  if (best.nr > 8 && geo.tiles() < 4 * best.nr)
-    if (const KernelInfo* narrow = find_kernel("avx2")) return *narrow;
-  return best;
-}
+// The widest kernel even for few tiles: on AVX-512 the 8-wide AVX2 kernel runs at half the rate,
+// which costs more than the padding tiles of a 32-wide panel (a 13x13 map: 49 tiles in 64).
+const KernelInfo& winograd_kernel(const WinogradGeo&) { return active_kernel(); }
 
 size_t winograd_u_floats(const WinogradGeo& geo, int filters) {
   return size_t(geo.n2()) * packed_a_floats(filters, geo.channels);

@@ -56,8 +56,7 @@ WinogradOps winograd_ops_avx512();
 const WinogradOps& winograd_ops();                        // the best this CPU runs
 const WinogradOps* find_winograd_ops(const char* name);  // nullptr when not built or not supported
 
-// The micro-kernel the tile loops use for `geo` (a narrower one when there are few tiles, so a
-// 13x13 layer does not compute mostly padding). The planner and the run ask the same question.
+// The micro-kernel the tile loops use for `geo`. The planner and the run ask the same question.
 const KernelInfo& winograd_kernel(const WinogradGeo& geo);
 
 // Floats of U for `filters` filters (rounded up to whole kMR panels).

@@ -24,7 +24,7 @@ std::vector<LayerDiff> compare_network(const std::string& cfg, const std::string
                                        const std::string& extra = "") {
   const std::string weights = generated_weights(cfg, tag);
   REQUIRE(!weights.empty());
-  const std::string dir = tmp_dir("parity_" + tag);
+  const std::string dir = tmp_dir("parity_" + tag + (extra.empty() ? "" : "_extra"));
   const std::string ours = dir + "/mdfi", ref = dir + "/darknet";
   // detect or classify, whichever the cfg is for (mdfi refuses the other); the dump is the same.
   auto built = load_network_cfg(cfg, BuildOptions{});
@@ -56,18 +56,19 @@ std::vector<LayerDiff> compare_network(const std::string& cfg, const std::string
   return diffs;
 }
 
-void check_parity(const std::string& net_name, double tol, double tol_tail = 0, int tail_from = 1 << 30) {
+void check_parity(const std::string& net_name, double tol, double tol_tail = 0, int tail_from = 1 << 30,
+                  const std::string& extra = "") {
   // Cross builds (MDFI_DARKNET_TESTS=OFF) have no libdarknet for the target to compare with.
   if (refdump_binary().empty()) MDFI_SKIP(Need::kLibdarknet, "built without the libdarknet reference helper");
   const std::string cfg = source_path("cfg/" + net_name + ".cfg");
   const std::string image = "/usr/share/darknet/data/dog.jpg";
   double worst = 0;
-  for (const LayerDiff& d : compare_network(cfg, net_name, image)) {
+  for (const LayerDiff& d : compare_network(cfg, net_name, image, extra)) {
     INFO(net_name << " layer " << d.layer << " relative error " << d.rel);
     CHECK(d.rel <= (d.layer >= tail_from ? tol_tail : tol));
     if (!(d.rel <= worst)) worst = d.rel;  // a NaN stays
   }
-  WARN(net_name << ": max relative error over all layers " << worst);
+  WARN(net_name << extra << ": max relative error over all layers " << worst);
 }
 
 }  // namespace

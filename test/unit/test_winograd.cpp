@@ -64,7 +64,7 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
     int c, h, w, pad, filters;
   };
   // Channels and filters that are not multiples of 8 or of any SIMD width; outputs that do not
-  // divide into tiles; pad 0 (valid) and 1 (same); a 13x13 map (few tiles: the narrow kernel).
+  // divide into tiles; pad 0 (valid) and 1 (same); a 13x13 map (fewer tiles than a 32-wide panel).
   const Case cases[] = {{9, 11, 17, 1, 19}, {13, 7, 5, 0, 8}, {24, 13, 13, 1, 33}, {10, 2, 9, 1, 9}, {17, 30, 23, 1, 12}};
   for (int m : {2, 4})
     for (const Case& cs : cases) {
@@ -235,7 +235,7 @@ TEST_CASE("Winograd layers equal the reference path, every way, and stay within 
     for (bool whole_input : {false, true}) {
       // Every candidate (layers 1, 3 and 4; layer 0 has 3 channels, layer 5 is 1x1) forced into
       // one way, whatever the planner would pick.
-      choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 40});
+      choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 40, true});
       int forced = 0;
       for (auto& l : net->layers)
         if (auto* c = dynamic_cast<ConvLayer*>(l.get()); c && c->winograd) {
@@ -261,7 +261,7 @@ TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on e
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd_keep.weights";
   REQUIRE(generate_weights(*net, wpath, 6).ok());
   for (bool whole_input : {false, true}) {
-    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 40});
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 40, true});
     for (auto& l : net->layers)
       if (auto* c = dynamic_cast<ConvLayer*>(l.get())) c->winograd_whole_input = c->winograd && whole_input;
     REQUIRE(winograd_layer_count(*net) == 3);
@@ -278,30 +278,45 @@ TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on e
   }
 }
 
-TEST_CASE("the planner chooses Winograd only where it does not raise the predicted peak", "[plan][winograd]") {
+TEST_CASE("the planner chooses Winograd only where it pays and does not raise the predicted peak", "[plan][winograd]") {
   auto net = load_network_cfg(source_path("cfg/yolov3-tiny.cfg"), BuildOptions{});
   REQUIRE(net.ok());
   auto conv = [&](int i) { return dynamic_cast<const ConvLayer*>(net->layers[size_t(i)].get()); };
-  const Plan chosen = make_plan(*net);  // built with the default, F(2x2)
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0});
+  const Plan chosen = make_plan(*net);  // built with the default: F(2x2), streamed weights
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
   const Plan gemm = make_plan(*net);
   CHECK(winograd_layer_count(*net) == 0);
   CHECK(chosen.peak_bytes <= gemm.peak_bytes);
   choose_conv_algorithms(*net, ConvChoice{});
-  // Layer 0 has 3 input channels; the 3x3 layers 2..14 and 21 qualify. Layer 12 (13x13, 512 ->
-  // 1024) is the network's peak with 19 MB of packed weights: its whole U would be 34 MB, so it
-  // streams its weights through the whole input's tiles, which needs less than the GEMM path.
+  // Layer 0 has 3 input channels. Streamed, the 3x3 layers on maps of 400 pixels and more take
+  // F(2x2) (2: 208x208 ... 8: 26x26, 21: 26x26); the 13x13 ones (10, 12, 14) do not pay.
   CHECK(conv(0)->winograd == 0);
-  CHECK(conv(2)->winograd == 2);
+  for (int i : {2, 4, 6, 8, 21}) {
+    CHECK(conv(i)->winograd == 2);
+    CHECK(!conv(i)->winograd_whole_input);
+  }
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 0);
+  // F(4x4) where the map has 1024 pixels or more (208x208 ... 52x52), F(2x2) at 26x26.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, false});
+  for (int i : {2, 4, 6}) CHECK(conv(i)->winograd == 4);
+  CHECK(conv(8)->winograd == 2);
+  // Kept weights: every candidate pays. Layer 12 (13x13, 512 -> 1024) is the network's peak with
+  // 19 MB of packed weights; its whole U would be 34 MB, so it transforms its whole input and
+  // streams its weights through it, which needs less than the GEMM path.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, 0, true});
+  CHECK(conv(10)->winograd == 2);
   CHECK(conv(12)->winograd == 2);
   CHECK(conv(12)->winograd_whole_input);
-  CHECK(!conv(2)->winograd_whole_input);
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
+  CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
   // A budget far above the peak lets every candidate hold its whole U.
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 33});
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 33, true});
   CHECK(!conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).peak_bytes > gemm.peak_bytes);
-  // A budget under the GEMM peak: the over-budget layer takes the way that needs least.
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, gemm.peak_bytes / 2});
+  // A budget under the GEMM path's peak at layer 12: it takes the way that needs least even
+  // streamed, where Winograd would not pay for its speed.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, gemm.layers[12].peak_bytes - 1, false});
+  CHECK(conv(12)->winograd == 2);
   CHECK(conv(12)->winograd_whole_input);
+  CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
 }
