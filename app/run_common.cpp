@@ -109,11 +109,9 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     if (!pm.budget) break;
     const bool last = k + 1 == choices.size();
     // Checked before a single weight is read.
-    Status st = check_budget(pm.net, pm.plan, 0, pm.budget);
-    if (!st.ok()) {
-      if (last) return st;
-      continue;
-    }
+    // The first choice has the lowest peak (it lowers layers over the budget where Winograd can):
+    // when even it is over, so are the others.
+    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, pm.budget));
     if (args.keep_weights && args.backend == "cpu") {
       const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
       if (pm.plan.peak_bytes + kept > pm.budget) {

@@ -320,3 +320,33 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   CHECK(conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
 }
+
+TEST_CASE("under --max-mem below the GEMM path's peak, yolov3-tiny runs by streaming layer 12 through Winograd",
+          "[peak][winograd]") {
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string dir = tmp_dir("winograd_budget");
+  const std::string base = mdfi_binary() + " detect -q --cfg '" + cfg + "' -w '" + weights + "' ";
+  // The GEMM path needs 21.1 MB at layer 12 (19 MB of packed weights); --winograd off is refused.
+  auto off = run_command(base + "--winograd off --max-mem 16M /usr/share/darknet/data/dog.jpg");
+  CHECK(off.exit_code == 4);
+  CHECK(off.err.find("layer 12 [conv]") != std::string::npos);
+  // The default: layer 12 transforms its whole input and streams its weights; the run fits, and
+  // its reported peak is the plan's.
+  auto on = run_command(base + "--max-mem 16M --mem-report='" + dir + "/mem.json' /usr/share/darknet/data/dog.jpg");
+  INFO(on.err);
+  REQUIRE(on.exit_code == 0);
+  const std::string report = slurp(dir + "/mem.json");
+  auto number = [&](const std::string& key) {
+    const size_t at = report.find("\"" + key + "\"");
+    REQUIRE(at != std::string::npos);
+    return std::stod(report.substr(report.find(':', at) + 1));
+  };
+  CHECK(number("peak_bytes") <= number("predicted_peak_bytes"));
+  CHECK(number("predicted_peak_bytes") <= 16e6);
+  // Below what any way can reach, the refusal names the layer that is left (the first max pool).
+  auto tight = run_command(base + "--max-mem 12M /usr/share/darknet/data/dog.jpg");
+  CHECK(tight.exit_code == 4);
+  CHECK(tight.err.find("layer 1 [max]") != std::string::npos);
+}
