@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "conv_choice.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "activation.h"
@@ -80,6 +81,10 @@ Action add_plan_command(CLI::App& app) {
     const Plan plan = make_plan(*net);
     print_layer_table(stdout, *net, &plan);
     print_totals(stdout, *net);
+    const std::string winograd = winograd_summary(*net);
+    if (!winograd.empty())
+      std::printf("winograd: %s (s: weights streamed through the whole input's tiles; --winograd off for none)\n",
+                  winograd.c_str());
     const auto& peak = net->layers[size_t(plan.peak_layer)];
     std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; the network)\n", format_bytes(plan.peak_bytes).c_str(),
                 plan.peak_layer, peak->kind(), plan.peak_bytes);

@@ -30,6 +30,12 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
                  "NMS, scale_x_y), auto (alexeyab when the cfg uses anything only AlexeyAB has)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
+  cmd.add_option("--winograd", args.winograd,
+                 "3x3 stride-1 convolutions by Winograd where the planner finds it costs no peak memory: f2 "
+                 "(F(2x2,3x3), within the parity limits), f4 (F(4x4,3x3) where it fits, faster, rounds further from "
+                 "Darknet), off (GEMM only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"off", "f2", "f4"}));
   cmd.add_option("--width", args.width, "override the network input width");
   cmd.add_option("--height", args.height, "override the network input height");
 }
@@ -158,6 +164,7 @@ Result<Network> build_model(const ResolvedModel& m, const ModelArgs& args) {
   BuildOptions opts;
   opts.width = args.width;
   opts.height = args.height;
+  opts.winograd = args.winograd;
   if (!parse_compat(args.compat, &opts.compat))
     return Result<Network>(ErrorKind::kUsage, "--compat must be pjreddie, alexeyab or auto (got '" + args.compat + "')");
   auto load = [&m](const BuildOptions& o) -> Result<Network> {

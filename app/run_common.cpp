@@ -12,6 +12,7 @@
 
 #include "arena_plan.h"
 #include "commands.h"
+#include "conv_choice.h"
 #include "net_task.h"
 #include "npy.h"
 #include "version.h"
@@ -82,23 +83,49 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     std::fprintf(stderr, "mdfi: compat %s (%s); input %s; SIMD %s\n", to_string(pm.net.net.compat),
                  pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
                  args.reference ? "none (--reference kernels)" : kernel_text().c_str());
-  pm.plan = make_plan(pm.net);
-  if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
+  // The reference kernels and the OpenCL backend never run Winograd. Under --max-mem it may use
+  // what the budget allows (conv_choice.h); when that leaves no room for --keep-weights, the
+  // choice that never raises the peak, then none, are tried before the run is refused.
+  std::vector<ConvChoice> choices;
+  ConvChoice asked;
+  parse_winograd_mode(args.model.winograd, &asked.mode);  // checked when the network was built
+  asked.kept_weights = args.keep_weights;
+  if (asked.kept_weights) choices = {asked};
   if (!args.max_mem.empty()) {
     auto budget = parse_size(args.max_mem);
     if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
     pm.budget = *budget;
+    ConvChoice within = asked;
+    within.budget_bytes = *budget;
+    choices = {within, asked, ConvChoice{WinogradMode::kOff, 0, false}};
+  }
+  if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};
+  if (choices.empty()) pm.plan = make_plan(pm.net);  // the network was built with the asked choice
+  for (size_t k = 0; k < choices.size(); ++k) {
+    choose_conv_algorithms(pm.net, choices[k]);
+    pm.plan = make_plan(pm.net);
+    if (!pm.budget) break;
+    const bool last = k + 1 == choices.size();
     // Checked before a single weight is read.
-    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
+    // The first choice has the lowest peak (it lowers layers over the budget where Winograd can):
+    // when even it is over, so are the others.
+    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, pm.budget));
     if (args.keep_weights && args.backend == "cpu") {
       const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
-      if (pm.plan.peak_bytes + kept > *budget)
+      if (pm.plan.peak_bytes + kept > pm.budget) {
+        if (!last) continue;
         return Status(ErrorKind::kBudget, "--keep-weights keeps " + format_bytes(kept) +
                                               " of prepared weights; with the run's own peak of " +
                                               format_bytes(pm.plan.peak_bytes) + " that is over --max-mem " +
-                                              format_bytes(*budget) + " (without --keep-weights they are streamed)");
+                                              format_bytes(pm.budget) + " (without --keep-weights they are streamed)");
+      }
     }
+    break;
   }
+  if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
+  if (verbosity().verbose)
+    std::fprintf(stderr, "mdfi: Winograd (--winograd %s) in %d of the convolutions\n", args.model.winograd.c_str(),
+                 winograd_layer_count(pm.net));
   MDFI_ASSIGN_OR_RETURN(auto wf, WeightsFile::open(pm.model.weights_path));
   pm.weights = std::move(wf);
   MDFI_RETURN_IF_ERROR(pm.weights.validate(pm.net));

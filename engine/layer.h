@@ -114,6 +114,13 @@ class Layer {
   // The NMS a head asks for under AlexeyAB semantics ([yolo] nms_kind, beta_nms); the last head
   // that answers true decides. False: this layer has no say.
   virtual bool head_nms(NmsKind* /*kind*/, float* /*beta*/) const { return false; }
+  // The planner's Winograd choice (conv_choice.h). Layers that can run Winograd (3x3 stride-1
+  // convolutions) say so and take the chosen output tile (0: the GEMM path) and whether the whole
+  // input is transformed with the weights streamed; every other layer keeps the defaults.
+  virtual bool winograd_candidate() const { return false; }
+  virtual void set_winograd(int tile, bool whole_input) { (void)tile, (void)whole_input; }
+  virtual int winograd_tile() const { return 0; }
+  virtual bool winograd_streams_weights() const { return false; }
   virtual Status forward(LayerIO& io) const = 0;
 
   int index = 0;

@@ -4,6 +4,7 @@
 
 #include "compat.h"
 #include "layer_registry.h"
+#include "conv_choice.h"
 
 namespace mdfi {
 
@@ -128,6 +129,10 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
   for (const auto& l : netw.layers)
     if (std::string(l->kind()) == "detection") netw.net.letterbox = false;
   netw.warnings = unused_key_warnings(cfg);
+  ConvChoice choice;
+  if (!parse_winograd_mode(opts.winograd, &choice.mode))
+    return Result<Network>(ErrorKind::kUsage, "--winograd must be off, f2 or f4 (got '" + opts.winograd + "')");
+  choose_conv_algorithms(netw, choice);
   return netw;
 }
 

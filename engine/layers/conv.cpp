@@ -122,11 +122,17 @@ int ConvLayer::tile_columns() const {
 }
 
 size_t ConvLayer::workspace_floats() const {
+  if (winograd) return winograd_workspace_floats();
   if (depthwise()) return 0;
   return kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w, kernels::planned_threads());
 }
 
-size_t ConvLayer::resident_param_floats() const { return std::max(param_floats(), fast_resident_param_floats()); }
+// The reference path never runs Winograd (the planner is told so), so a Winograd layer needs only
+// what its own way holds, which may be less than the raw weights.
+size_t ConvLayer::resident_param_floats() const {
+  if (winograd) return winograd_weight_floats();
+  return std::max(param_floats(), fast_resident_param_floats());
+}
 
 double ConvLayer::flops() const {
   return 2.0 * filters * size * size * (in.c / groups) * double(out.h) * out.w;

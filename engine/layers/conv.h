@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../activation.h"
+#include "../kernels/winograd.h"
 #include "../layer.h"
 
 namespace mdfi {
@@ -28,6 +29,20 @@ class ConvLayer : public Layer {
   static int pack_threads(int threads);
   size_t kept_param_floats() const override;
   Status compute_fast(LayerIO& io, const float* weights, const float* bias) const;
+  Status fold_head(LayerIO& io, MemoryTracker& wmem, Buffer* folded_bias, std::vector<float>* factor) const;
+
+  // Winograd (layers/conv_winograd.cpp, kernels/winograd.h): the output tile the planner chose
+  // for this layer (conv_choice.h), 2 or 4; 0 runs the GEMM path.
+  int winograd = 0;
+  bool winograd_whole_input = false;  // transform the whole input, stream the weights in blocks
+  bool winograd_candidate() const override;  // 3x3, stride 1, ungrouped, more than 8 channels and filters
+  void set_winograd(int tile, bool whole_input) override { winograd = tile, winograd_whole_input = whole_input; }
+  int winograd_tile() const override { return winograd; }
+  bool winograd_streams_weights() const override { return winograd_whole_input; }
+  kernels::WinogradGeo winograd_geo() const;
+  size_t winograd_weight_floats() const;
+  size_t winograd_workspace_floats() const;
+  Status forward_winograd(LayerIO& io) const;
 
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
   bool batch_normalize = false;

@@ -12,6 +12,7 @@
 
 #include "../kernels/depthwise.h"
 #include "../kernels/sgemm.h"
+#include "../kernels/winograd.h"
 #include "../resident_weights.h"
 #include "conv.h"
 
@@ -24,6 +25,7 @@ static double bn_denominator(float var, Compat compat) {
 }
 
 size_t ConvLayer::fast_resident_param_floats() const {
+  if (winograd) return winograd_weight_floats();
   const size_t n = size_t(filters);
   const size_t head = n * (batch_normalize ? 4 : 1) + n;  // raw head + folded bias
   if (depthwise()) return head + weight_floats();
@@ -37,13 +39,38 @@ size_t ConvLayer::fast_resident_param_floats() const {
 int ConvLayer::pack_threads(int threads) { return std::max(1, std::min(threads, kernels::planned_threads())); }
 
 size_t ConvLayer::kept_param_floats() const {
+  if (winograd) return size_t(filters) + kernels::winograd_u_floats(winograd_geo(), filters);
   const size_t n = size_t(filters);
   if (depthwise()) return n + weight_floats();
   const int K = (in.c / groups) * size * size;
   return n + size_t(groups) * kernels::packed_a_floats(filters / groups, K);
 }
 
+// Reads the biases (and batch-norm terms) and folds them: y = scale*(x - mean)/d + bias =
+// (scale/d)*x + (bias - scale*mean/d). `factor` receives scale/d per filter (1 without BN).
+Status ConvLayer::fold_head(LayerIO& io, MemoryTracker& wmem, Buffer* folded_bias, std::vector<float>* factor) const {
+  const size_t n = size_t(filters);
+  auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto bias = Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias");
+  if (!bias.ok()) return bias.status();
+  factor->assign(n, 1.f);
+  for (size_t f = 0; f < n; ++f) {
+    float b = head->data()[f];
+    if (batch_normalize) {
+      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const double d = bn_denominator(var, compat);
+      (*factor)[f] = float(scale / d);
+      b = float(b - double(scale) * mean / d);
+    }
+    bias->data()[f] = b;
+  }
+  *folded_bias = std::move(*bias);
+  return Status::Ok();
+}
+
 Status ConvLayer::forward_fast(LayerIO& io) const {
+  if (winograd) return forward_winograd(io);
   ResidentWeights* keep = io.exec->resident;
   if (keep)
     if (const std::vector<Buffer>* kept = keep->find(index)) return compute_fast(io, (*kept)[0].data(), (*kept)[1].data());
@@ -52,21 +79,9 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   const size_t n = size_t(filters);
   const int M = filters / groups, K = (in.c / groups) * size * size;
   const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
-  MDFI_ASSIGN_OR_RETURN(auto head, load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases"));
-  // Folded: y = scale*(x - mean)/d + bias = (scale/d)*x + (bias - scale*mean/d).
-  MDFI_ASSIGN_OR_RETURN(auto folded_bias, Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias"));
-  std::vector<float> factor(n, 1.f);
-  for (size_t f = 0; f < n; ++f) {
-    float b = head.data()[f];
-    if (batch_normalize) {
-      const float scale = head.data()[n + f], mean = head.data()[2 * n + f], var = head.data()[3 * n + f];
-      const double d = bn_denominator(var, compat);
-      factor[f] = float(scale / d);
-      b = float(b - double(scale) * mean / d);
-    }
-    folded_bias.data()[f] = b;
-  }
-  head.reset();
+  std::vector<float> factor;
+  Buffer folded;
+  MDFI_RETURN_IF_ERROR(fold_head(io, wmem, &folded, &factor));
   const size_t wbase = n * (batch_normalize ? 4 : 1);
 
   Buffer prepared;
@@ -112,11 +127,11 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
       if (!st.ok()) return st;
     prepared = std::move(packed);
   }
-  MDFI_RETURN_IF_ERROR(compute_fast(io, prepared.data(), folded_bias.data()));
+  MDFI_RETURN_IF_ERROR(compute_fast(io, prepared.data(), folded.data()));
   if (keep) {
     std::vector<Buffer> kept;
     kept.push_back(std::move(prepared));
-    kept.push_back(std::move(folded_bias));
+    kept.push_back(std::move(folded));
     keep->store(index, std::move(kept));
   }
   return Status::Ok();

@@ -94,6 +94,9 @@ struct TinyRun {
     REQUIRE(wf.ok());
     MemoryTracker mem;
     if (arena) mem.use_arena(arena);
+    // As run_image does for every image: the input goes to its planned slot, not wherever the
+    // previous run's last phase leaves it (a best fit that may be a later layer's output slot).
+    mem.set_phase(-1);
     auto in = Buffer::make(mem, input.size(), MemCategory::kActivations, "input");
     REQUIRE(in.ok());
     std::memcpy(in->data(), input.data(), in->bytes());

@@ -1,0 +1,68 @@
+#include "conv_choice.h"
+
+#include <vector>
+
+#include "plan.h"
+
+namespace mdfi {
+
+bool parse_winograd_mode(const std::string& text, WinogradMode* out) {
+  if (text == "off") *out = WinogradMode::kOff;
+  else if (text == "f2") *out = WinogradMode::kF2;
+  else if (text == "f4") *out = WinogradMode::kF4;
+  else return false;
+  return true;
+}
+
+void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
+  for (auto& l : net.layers) l->set_winograd(0, false);
+  if (choice.mode == WinogradMode::kOff) return;
+  const Plan base = make_plan(net);
+  const size_t limit = choice.budget_bytes ? choice.budget_bytes : base.peak_bytes;
+  struct Way {
+    int m;
+    bool whole_input;
+  };
+  std::vector<Way> ways;
+  if (choice.mode == WinogradMode::kF4) ways.insert(ways.end(), {{4, false}, {4, true}});
+  ways.insert(ways.end(), {{2, false}, {2, true}});
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    Layer* c = net.layers[i].get();
+    if (!c->winograd_candidate()) continue;
+    const LayerPlan& lp = base.layers[i];
+    const size_t fixed = lp.live_before + lp.output_bytes;
+    const int pixels = c->out.h * c->out.w;
+    size_t least = lp.peak_bytes;  // the GEMM path's
+    Way chosen{0, false}, smallest{0, false};
+    for (const Way& w : ways) {
+      c->set_winograd(w.m, w.whole_input);
+      const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
+      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? 1024 : 400);
+      if (pays && peak <= limit && !chosen.m) chosen = w;
+      if (peak < least) least = peak, smallest = w;
+    }
+    if (lp.peak_bytes > limit) chosen = smallest;
+    c->set_winograd(chosen.m, chosen.whole_input);
+  }
+}
+
+int winograd_layer_count(const Network& net) {
+  int n = 0;
+  for (const auto& l : net.layers) n += l->winograd_tile() != 0;
+  return n;
+}
+
+std::string winograd_summary(const Network& net) {
+  std::string text;
+  for (int m : {4, 2}) {
+    std::string layers;
+    for (const auto& l : net.layers)
+      if (l->winograd_tile() == m) layers += " " + std::to_string(l->index) + (l->winograd_streams_weights() ? "s" : "");
+    if (layers.empty()) continue;
+    if (!text.empty()) text += "; ";
+    text += "F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3) in layers" + layers;
+  }
+  return text;
+}
+
+}  // namespace mdfi

@@ -1,0 +1,352 @@
+// Winograd convolution (kernels/winograd.h) against a double-precision direct convolution, the
+// whole layer against the reference path, kept weights against streamed ones, and the planner's
+// rule that Winograd never raises a network's predicted peak (conv_choice.h).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "conv_choice.h"
+#include "executor.h"
+#include "kernels/sgemm.h"
+#include "kernels/winograd.h"
+#include "layers/conv.h"
+#include "plan.h"
+#include "resident_weights.h"
+#include "support.h"
+#include "weights.h"
+
+using namespace mdfi;
+using namespace mdfi::test;
+
+namespace {
+
+// Direct 3x3 stride-1 convolution in double, then (scale * sum + bias) and leaky.
+std::vector<double> direct_conv(const kernels::WinogradGeo& g, const std::vector<float>& in, const std::vector<float>& w,
+                                const std::vector<float>& scale, const std::vector<float>& bias) {
+  std::vector<double> out(size_t(g.filters) * g.out_h * g.out_w);
+  for (int f = 0; f < g.filters; ++f)
+    for (int y = 0; y < g.out_h; ++y)
+      for (int x = 0; x < g.out_w; ++x) {
+        double s = 0;
+        for (int c = 0; c < g.channels; ++c)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              const int iy = y - g.pad + ky, ix = x - g.pad + kx;
+              if (iy < 0 || iy >= g.height || ix < 0 || ix >= g.width) continue;
+              s += double(w[((size_t(f) * g.channels + c) * 3 + ky) * 3 + kx]) *
+                   in[(size_t(c) * g.height + iy) * g.width + ix];
+            }
+        const double v = s * scale[size_t(f)] + bias[size_t(f)];
+        out[(size_t(f) * g.out_h + y) * g.out_w + x] = v > 0 ? v : .1 * v;
+      }
+  return out;
+}
+
+// U for all filters, kMR at a time, as the layer prepares it.
+std::vector<float> transform_all(const kernels::WinogradGeo& g, int f0, int count, const std::vector<float>& w,
+                                 const std::vector<float>& scale) {
+  std::vector<float> u(kernels::winograd_u_floats(g, count), -9.f);
+  const size_t plane = kernels::packed_a_floats(count, g.channels);
+  for (int q = 0; q * kernels::kMR < count; ++q) {
+    const int first = f0 + q * kernels::kMR, rows = std::min(kernels::kMR, f0 + count - first);
+    kernels::winograd_transform_weights(g, rows, w.data() + size_t(first) * g.channels * 9, scale.data() + first,
+                                        u.data(), plane, q);
+  }
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, padding, BN scale, bias, leaky",
+          "[layers][winograd]") {
+  struct Case {
+    int c, h, w, pad, filters;
+  };
+  // Channels and filters that are not multiples of 8 or of any SIMD width; outputs that do not
+  // divide into tiles; pad 0 (valid) and 1 (same); a 13x13 map (fewer tiles than a 32-wide panel).
+  const Case cases[] = {{9, 11, 17, 1, 19}, {13, 7, 5, 0, 8}, {24, 13, 13, 1, 33}, {10, 2, 9, 1, 9}, {17, 30, 23, 1, 12}};
+  for (int m : {2, 4})
+    for (const Case& cs : cases) {
+      kernels::WinogradGeo g;
+      g.m = m;
+      g.channels = cs.c;
+      g.height = cs.h;
+      g.width = cs.w;
+      g.pad = cs.pad;
+      g.filters = cs.filters;
+      g.out_h = cs.h + 2 * cs.pad - 2;
+      g.out_w = cs.w + 2 * cs.pad - 2;
+      const auto in = random_floats(size_t(cs.c) * cs.h * cs.w, 21);
+      const auto w = random_floats(size_t(cs.filters) * cs.c * 9, 22);
+      auto scale = random_floats(size_t(cs.filters), 23);
+      for (float& s : scale) s = 0.5f + std::fabs(s);
+      const auto bias = random_floats(size_t(cs.filters), 24);
+      const auto want = direct_conv(g, in, w, scale, bias);
+      // F(4x4)'s transforms scale values by up to 8 and 1/24: a wider but still small error.
+      const double tol = m == 2 ? 2e-6 : 2e-5;
+      INFO("F(" << m << "x" << m << ") c" << cs.c << " " << cs.h << "x" << cs.w << " pad " << cs.pad << " filters "
+                << cs.filters << " kernel " << kernels::winograd_kernel(g).name);
+
+      // Whole weights: each thread transforms one tile panel at a time.
+      const auto u = transform_all(g, 0, cs.filters, w, scale);
+      std::vector<float> ws(kernels::winograd_panel_workspace_floats(g, 2));
+      std::vector<float> out(want.size(), 77.f);
+      kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, out.data(), 2,
+                                           ws.data());
+      CHECK(relative_error(out, want) < tol);
+
+      // Whole input, from the whole U and streamed panel by panel.
+      std::vector<float> ws2(kernels::winograd_input_workspace_floats(g, 2));
+      std::vector<float> out2(want.size(), 77.f);
+      kernels::winograd_transform_input(g, in.data(), ws2.data(), 2);
+      kernels::winograd_multiply_all(g, u.data(), bias.data(), Activation::kLeaky, out2.data(), 2, ws2.data());
+      CHECK(relative_error(out2, want) < tol);
+      struct Source : kernels::WinogradPanelSource {
+        const kernels::WinogradGeo* g;
+        const std::vector<float>*w, *scale;
+        bool panel(int q, float* u_panel, float* raw) override {
+          const int first = q * kernels::kMR, rows = std::min(kernels::kMR, g->filters - first);
+          std::memcpy(raw, w->data() + size_t(first) * g->channels * 9, size_t(rows) * g->channels * 9 * sizeof(float));
+          kernels::winograd_transform_weights(*g, rows, raw, scale->data() + first, u_panel,
+                                              size_t(kernels::kMR) * g->channels, 0);
+          return true;
+        }
+      } source;
+      source.g = &g;
+      source.w = &w;
+      source.scale = &scale;
+      std::vector<float> wscratch(kernels::winograd_stream_weight_floats(g, 2));
+      std::vector<float> out3(want.size(), 77.f);
+      kernels::winograd_multiply_streamed(g, source, bias.data(), Activation::kLeaky, out3.data(), 2, ws2.data(),
+                                          wscratch.data());
+      CHECK(std::memcmp(out3.data(), out2.data(), out2.size() * sizeof(float)) == 0);
+
+      // Every instruction-set variant of the per-tile work gives the generic variant's bits.
+      std::vector<float> generic_out(want.size(), 0.f);
+      kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, generic_out.data(),
+                                           2, ws.data(), kernels::find_winograd_ops("generic"));
+      for (const char* name : {"avx2", "avx512"}) {
+        const kernels::WinogradOps* ops = kernels::find_winograd_ops(name);
+        if (!ops) continue;
+        const auto u_isa = [&] {
+          std::vector<float> v(u.size(), -9.f);
+          const size_t plane = kernels::packed_a_floats(cs.filters, cs.c);
+          for (int q = 0; q * kernels::kMR < cs.filters; ++q)
+            kernels::winograd_transform_weights(g, std::min(kernels::kMR, cs.filters - q * kernels::kMR),
+                                                w.data() + size_t(q) * kernels::kMR * cs.c * 9,
+                                                scale.data() + q * kernels::kMR, v.data(), plane, q, ops);
+          return v;
+        }();
+        CHECK(std::memcmp(u_isa.data(), u.data(), u.size() * sizeof(float)) == 0);
+        std::vector<float> isa_out(want.size(), 0.f);
+        kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, isa_out.data(), 2,
+                                             ws.data(), ops);
+        INFO(name);
+        CHECK(std::memcmp(isa_out.data(), generic_out.data(), isa_out.size() * sizeof(float)) == 0);
+      }
+    }
+}
+
+namespace {
+
+const char* kWinogradCfg = R"([net]
+width=27
+height=21
+channels=3
+[convolutional]
+batch_normalize=1
+filters=16
+size=3
+stride=1
+pad=1
+activation=leaky
+[convolutional]
+batch_normalize=1
+filters=21
+size=3
+stride=1
+pad=1
+activation=leaky
+[maxpool]
+size=2
+stride=2
+[convolutional]
+filters=40
+size=3
+stride=1
+pad=0
+activation=relu
+[convolutional]
+batch_normalize=1
+filters=12
+size=3
+stride=1
+pad=1
+activation=logistic
+[convolutional]
+filters=9
+size=1
+stride=1
+activation=linear
+)";
+
+struct Outputs {
+  std::vector<std::vector<float>> layers;
+  std::vector<size_t> heap_peak;
+};
+
+Outputs run_once(const Network& net, const std::string& wpath, bool reference, ResidentWeights* keep) {
+  const Plan plan = make_plan(net);
+  auto wf = WeightsFile::open(wpath);
+  REQUIRE(wf.ok());
+  MemoryTracker mem;
+  auto in = Buffer::make(mem, net.input_shape().count(), MemCategory::kActivations, "input");
+  REQUIRE(in.ok());
+  auto r = random_floats(in->size(), 31);
+  std::memcpy(in->data(), r.data(), in->bytes());
+  Outputs o;
+  RunHooks hooks;
+  hooks.on_output = [&](const Layer& l, const float* p) {
+    o.layers.emplace_back(p, p + l.out.count());
+    return Status::Ok();
+  };
+  hooks.on_layer = [&](const LayerRunStats& s) { o.heap_peak.push_back(s.heap_peak); };
+  ExecOptions exec;
+  exec.reference = reference;
+  exec.threads = 2;
+  exec.resident = keep;
+  auto out = run_network(net, plan, *wf, std::move(*in), mem, hooks, exec);
+  INFO(out.status().message());
+  REQUIRE(out.ok());
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("Winograd layers equal the reference path, every way, and stay within their planned memory",
+          "[layers][winograd]") {
+  auto net = network_from_text(kWinogradCfg, "winograd.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd.weights";
+  REQUIRE(generate_weights(*net, wpath, 5).ok());
+  const Outputs ref = run_once(*net, wpath, true, nullptr);
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4})
+    for (bool whole_input : {false, true}) {
+      // Every candidate (layers 1, 3 and 4; layer 0 has 3 channels, layer 5 is 1x1) forced into
+      // one way, whatever the planner would pick.
+      choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 40, true});
+      int forced = 0;
+      for (auto& l : net->layers)
+        if (auto* c = dynamic_cast<ConvLayer*>(l.get()); c && c->winograd) {
+          c->winograd_whole_input = whole_input;
+          ++forced;
+        }
+      CHECK(forced == 3);
+      const Plan plan = make_plan(*net);
+      const Outputs fast = run_once(*net, wpath, false, nullptr);
+      REQUIRE(fast.layers.size() == ref.layers.size());
+      for (size_t i = 0; i < ref.layers.size(); ++i) {
+        INFO("layer " << i << (mode == WinogradMode::kF4 ? " F(4x4)" : " F(2x2)")
+                      << (whole_input ? " whole input" : " whole weights"));
+        CHECK(relative_error(fast.layers[i], ref.layers[i]) < (mode == WinogradMode::kF4 ? 1e-4 : 1e-5));
+        CHECK(fast.heap_peak[i] <= plan.layers[i].peak_bytes);
+      }
+    }
+}
+
+TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on every image", "[layers][winograd]") {
+  auto net = network_from_text(kWinogradCfg, "winograd_keep.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd_keep.weights";
+  REQUIRE(generate_weights(*net, wpath, 6).ok());
+  for (bool whole_input : {false, true}) {
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 40, true});
+    for (auto& l : net->layers)
+      if (auto* c = dynamic_cast<ConvLayer*>(l.get())) c->winograd_whole_input = c->winograd && whole_input;
+    REQUIRE(winograd_layer_count(*net) == 3);
+    const Outputs streamed = run_once(*net, wpath, false, nullptr);
+    ResidentWeights kept;
+    for (int image = 0; image < 2; ++image) {
+      const Outputs resident = run_once(*net, wpath, false, &kept);
+      for (size_t i = 0; i < streamed.layers.size(); ++i) {
+        INFO("image " << image << " layer " << i << (whole_input ? " whole input" : " whole weights"));
+        CHECK(std::memcmp(resident.layers[i].data(), streamed.layers[i].data(), streamed.layers[i].size() * 4) == 0);
+      }
+    }
+    CHECK(kept.tracker().current().total() == kept_weights_floats(*net) * sizeof(float));
+  }
+}
+
+TEST_CASE("the planner chooses Winograd only where it pays and does not raise the predicted peak", "[plan][winograd]") {
+  auto net = load_network_cfg(source_path("cfg/yolov3-tiny.cfg"), BuildOptions{});
+  REQUIRE(net.ok());
+  auto conv = [&](int i) { return dynamic_cast<const ConvLayer*>(net->layers[size_t(i)].get()); };
+  const Plan chosen = make_plan(*net);  // built with the default: F(2x2), streamed weights
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+  const Plan gemm = make_plan(*net);
+  CHECK(winograd_layer_count(*net) == 0);
+  CHECK(chosen.peak_bytes <= gemm.peak_bytes);
+  choose_conv_algorithms(*net, ConvChoice{});
+  // Layer 0 has 3 input channels. Streamed, the 3x3 layers on maps of 400 pixels and more take
+  // F(2x2) (2: 208x208 ... 8: 26x26, 21: 26x26); the 13x13 ones (10, 12, 14) do not pay.
+  CHECK(conv(0)->winograd == 0);
+  for (int i : {2, 4, 6, 8, 21}) {
+    CHECK(conv(i)->winograd == 2);
+    CHECK(!conv(i)->winograd_whole_input);
+  }
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 0);
+  // F(4x4) where the map has 1024 pixels or more (208x208 ... 52x52), F(2x2) at 26x26.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, false});
+  for (int i : {2, 4, 6}) CHECK(conv(i)->winograd == 4);
+  CHECK(conv(8)->winograd == 2);
+  // Kept weights: every candidate pays. Layer 12 (13x13, 512 -> 1024) is the network's peak with
+  // 19 MB of packed weights; its whole U would be 34 MB, so it transforms its whole input and
+  // streams its weights through it, which needs less than the GEMM path.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, 0, true});
+  CHECK(conv(10)->winograd == 2);
+  CHECK(conv(12)->winograd == 2);
+  CHECK(conv(12)->winograd_whole_input);
+  CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
+  CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
+  // A budget far above the peak lets every candidate hold its whole U.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 33, true});
+  CHECK(!conv(12)->winograd_whole_input);
+  CHECK(make_plan(*net).peak_bytes > gemm.peak_bytes);
+  // A budget under the GEMM path's peak at layer 12: it takes the way that needs least even
+  // streamed, where Winograd would not pay for its speed.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, gemm.layers[12].peak_bytes - 1, false});
+  CHECK(conv(12)->winograd == 2);
+  CHECK(conv(12)->winograd_whole_input);
+  CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
+}
+
+TEST_CASE("under --max-mem below the GEMM path's peak, yolov3-tiny runs by streaming layer 12 through Winograd",
+          "[peak][winograd]") {
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string dir = tmp_dir("winograd_budget");
+  const std::string base = mdfi_binary() + " detect -q --cfg '" + cfg + "' -w '" + weights + "' ";
+  // The GEMM path needs 21.1 MB at layer 12 (19 MB of packed weights); --winograd off is refused.
+  auto off = run_command(base + "--winograd off --max-mem 16M /usr/share/darknet/data/dog.jpg");
+  CHECK(off.exit_code == 4);
+  CHECK(off.err.find("layer 12 [conv]") != std::string::npos);
+  // The default: layer 12 transforms its whole input and streams its weights; the run fits, and
+  // its reported peak is the plan's.
+  auto on = run_command(base + "--max-mem 16M --mem-report='" + dir + "/mem.json' /usr/share/darknet/data/dog.jpg");
+  INFO(on.err);
+  REQUIRE(on.exit_code == 0);
+  const std::string report = slurp(dir + "/mem.json");
+  auto number = [&](const std::string& key) {
+    const size_t at = report.find("\"" + key + "\"");
+    REQUIRE(at != std::string::npos);
+    return std::stod(report.substr(report.find(':', at) + 1));
+  };
+  CHECK(number("peak_bytes") <= number("predicted_peak_bytes"));
+  CHECK(number("predicted_peak_bytes") <= 16e6);
+  // Below what any way can reach, the refusal names the layer that is left (the first max pool).
+  auto tight = run_command(base + "--max-mem 12M /usr/share/darknet/data/dog.jpg");
+  CHECK(tight.exit_code == 4);
+  CHECK(tight.err.find("layer 1 [max]") != std::string::npos);
+}
