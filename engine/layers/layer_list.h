@@ -25,4 +25,5 @@
   X(cost)                  \
   X(softmax)               \
   X(scale_channels)        \
-  X(sam)
+  X(sam)                   \
+  X(reorg3d)
