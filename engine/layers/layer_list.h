@@ -26,4 +26,6 @@
   X(softmax)               \
   X(scale_channels)        \
   X(sam)                   \
-  X(reorg3d)
+  X(reorg3d)               \
+  X(local_avgpool)         \
+  X(contrastive)
