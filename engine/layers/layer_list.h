@@ -28,4 +28,5 @@
   X(sam)                   \
   X(reorg3d)               \
   X(local_avgpool)         \
-  X(contrastive)
+  X(contrastive)           \
+  X(gaussian_yolo)
