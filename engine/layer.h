@@ -115,6 +115,9 @@ class Layer {
   // that answers true decides. False: this layer has no say.
   virtual bool head_nms(NmsKind* /*kind*/, float* /*beta*/) const { return false; }
   virtual Status forward(LayerIO& io) const = 0;
+  // The layer whose parameters this one reads (AlexeyAB's share_index): that layer's range of the
+  // weights file, not its own (then empty). -1: its own.
+  virtual int params_from() const { return -1; }
 
   int index = 0;
   int cfg_line = 0;
