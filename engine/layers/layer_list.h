@@ -29,4 +29,5 @@
   X(reorg3d)               \
   X(local_avgpool)         \
   X(contrastive)           \
-  X(gaussian_yolo)
+  X(gaussian_yolo)         \
+  X(crnn)
