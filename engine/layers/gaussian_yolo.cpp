@@ -100,7 +100,13 @@ Status GaussianYoloLayer::forward(LayerIO& io) const {
 
 void GaussianYoloLayer::decode_boxes(const float* pred, const BoxFrame& frame, std::vector<Detection>& dets) const {
   const size_t first = dets.size();
-  decode(pred, frame.net_w, frame.net_h, frame.opt->thresh, dets);
+  decode(pred, frame.net_w, frame.net_h, frame.opt->thresh, [&dets](const Box& box, float objectness, const std::vector<float>& prob) {
+    Detection d;
+    d.bbox = box;
+    d.objectness = objectness;
+    d.prob = prob;
+    dets.push_back(std::move(d));
+  });
   correct_letterbox(dets, first, frame);
 }
 
@@ -110,8 +116,9 @@ bool GaussianYoloLayer::head_nms(NmsKind* kind, float* beta) const {
   return true;
 }
 
-void GaussianYoloLayer::decode(const float* pred, int netw, int neth, float thresh, std::vector<Detection>& dets) const {
+void GaussianYoloLayer::decode(const float* pred, int netw, int neth, float thresh, const Emit& emit) const {
   const size_t hw = size_t(out.w) * out.h;
+  std::vector<float> prob(static_cast<size_t>(classes), 0.f);
   for (size_t i = 0; i < hw; ++i) {
     const int row = int(i / out.w), col = int(i % out.w);
     for (int a = 0; a < n(); ++a) {
@@ -120,18 +127,16 @@ void GaussianYoloLayer::decode(const float* pred, int netw, int neth, float thre
       // AlexeyAB's float/double mix: the average in float, the product with (1.0 - avg) in double.
       const float uc_aver = float((pred[entry(a, i, 1)] + pred[entry(a, i, 3)] + pred[entry(a, i, 5)] +
                                    pred[entry(a, i, 7)]) / 4.0);
-      Detection d;
-      d.prob.resize(size_t(classes));
       bool any = false;
       for (int j = 0; j < classes; ++j) {
-        const float prob = float(objectness * pred[entry(a, i, kEntries + j)] * (1.0 - uc_aver));
-        d.prob[size_t(j)] = prob > thresh ? prob : 0;
-        any = any || d.prob[size_t(j)] > 0;
+        const float p = float(objectness * pred[entry(a, i, kEntries + j)] * (1.0 - uc_aver));
+        prob[size_t(j)] = p > thresh ? p : 0;
+        any = any || prob[size_t(j)] > 0;
       }
       // A candidate with no class over the threshold neither prints nor suppresses anything.
       if (!any) continue;
       const int m = mask[size_t(a)];
-      Box& b = d.bbox;
+      Box b;
       b.w = float(std::exp(double(pred[entry(a, i, 4)])) * anchors[2 * size_t(m)] / netw);
       b.h = float(std::exp(double(pred[entry(a, i, 6)])) * anchors[2 * size_t(m) + 1] / neth);
       b.x = (col + pred[entry(a, i, 0)]) / out.w;
@@ -143,8 +148,7 @@ void GaussianYoloLayer::decode(const float* pred, int netw, int neth, float thre
         b.x -= b.w / 2;
         b.y -= b.h / 2;
       }
-      d.objectness = objectness;
-      dets.push_back(std::move(d));
+      emit(b, objectness, prob);
     }
   }
 }

@@ -6,6 +6,7 @@
 // four uncertainties), as AlexeyAB's get_gaussian_yolo_detections.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "../layer.h"
@@ -14,6 +15,7 @@
 namespace mdfi {
 
 struct Detection;
+struct Box;
 
 class GaussianYoloLayer : public Layer {
  public:
@@ -24,9 +26,11 @@ class GaussianYoloLayer : public Layer {
   Status forward(LayerIO& io) const override;
   void decode_boxes(const float* output, const BoxFrame& frame, std::vector<Detection>& dets) const override;
   bool head_nms(NmsKind* kind, float* beta) const override;
-  // Boxes relative to the network input (before the letterbox correction) of the anchors whose
-  // probability of some class is over `thresh`, appended to `dets`.
-  void decode(const float* pred, int netw, int neth, float thresh, std::vector<Detection>& dets) const;
+  // Each anchor whose probability of some class is over `thresh`, in Darknet's order: its box
+  // relative to the network input (before the letterbox correction), objectness and per-class
+  // probabilities (0 where not over `thresh`).
+  using Emit = std::function<void(const Box& box, float objectness, const std::vector<float>& prob)>;
+  void decode(const float* pred, int netw, int neth, float thresh, const Emit& emit) const;
 
   enum class Point { kCenter, kLeftTop, kRightBottom };  // yolo_point=
   static constexpr int kEntries = 9;                      // 8 box values + objectness

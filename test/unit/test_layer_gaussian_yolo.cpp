@@ -45,7 +45,14 @@ TEST_CASE("Gaussian_yolo: boxes as [yolo], probability scaled by 1 - mean of the
   const float cell1[10] = {.5f, .1f, .25f, .2f, float(std::log(2.)), .3f, 0, .4f, .9f, .8f};
   for (int e = 0; e < 10; ++e) pred[size_t(e * 2 + 1)] = cell1[e];
   std::vector<Detection> dets;
-  g.decode(pred.data(), 32, 16, 0.5f, dets);
+  auto collect = [&dets](const Box& box, float objectness, const std::vector<float>& prob) {
+    Detection d;
+    d.bbox = box;
+    d.objectness = objectness;
+    d.prob = prob;
+    dets.push_back(d);
+  };
+  g.decode(pred.data(), 32, 16, 0.5f, collect);
   REQUIRE(dets.size() == 1);  // cell 0 has objectness 0
   CHECK(dets[0].bbox.x == Approx(0.75));
   CHECK(dets[0].bbox.y == Approx(0.25));
@@ -55,7 +62,7 @@ TEST_CASE("Gaussian_yolo: boxes as [yolo], probability scaled by 1 - mean of the
   CHECK(dets[0].prob[0] == Approx(0.9 * 0.8 * 0.75));
   // 0.54 is under 0.6: no class over the threshold, no candidate.
   dets.clear();
-  g.decode(pred.data(), 32, 16, 0.6f, dets);
+  g.decode(pred.data(), 32, 16, 0.6f, collect);
   CHECK(dets.empty());
 }
 
