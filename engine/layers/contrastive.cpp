@@ -12,6 +12,7 @@ LayerRegistration register_contrastive() {
   r.keys = "yolo_layer (training keys ignored)";
   r.doc = "AlexeyAB contrastive loss: identity at inference";
   r.alexeyab_section = true;
+  r.ignored = {"classes", "temperature", "cls_normalizer", "max_delta", "contrastive_neg_max"};
   r.create = &ContrastiveLayer::create;
   return r;
 }
@@ -26,7 +27,6 @@ LayerResult ContrastiveLayer::create(const SectionReader& r, const BuildContext&
       return LayerResult(ErrorKind::kCfg, r.where("yolo_layer") + ": yolo_layer=" + std::to_string(*yolo) +
                                               " must name an earlier [yolo] layer");
   }
-  r.ignore({"classes", "temperature", "cls_normalizer", "max_delta", "contrastive_neg_max"});
   auto l = std::make_unique<ContrastiveLayer>();
   l->in = ctx.input;
   l->out = ctx.input;

@@ -1,5 +1,6 @@
 #include "gaussian_yolo.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -16,6 +17,9 @@ LayerRegistration register_gaussian_yolo() {
   r.keys = "mask, anchors, num, classes, scale_x_y, yolo_point, nms_kind, beta_nms";
   r.doc = "AlexeyAB [Gaussian_yolo] head: yolo boxes, class prob scaled by 1 - mean box uncertainty";
   r.alexeyab_section = true;
+  r.ignored = {"max", "max_delta", "counters_per_class", "label_smooth_eps", "objectness_smooth", "uc_normalizer",
+               "iou_normalizer", "obj_normalizer", "cls_normalizer", "delta_normalizer", "iou_loss", "iou_thresh_kind",
+               "jitter", "resize", "ignore_thresh", "truth_thresh", "iou_thresh", "random", "map"};
   r.create = &GaussianYoloLayer::create;
   return r;
 }
@@ -36,9 +40,6 @@ LayerResult GaussianYoloLayer::create(const SectionReader& r, const BuildContext
   if (!beta.ok()) return beta.status();
   const std::string nms = r.get_string("nms_kind", "default");
   const std::string point = r.get_string("yolo_point", "center");
-  r.ignore({"max", "max_delta", "counters_per_class", "label_smooth_eps", "objectness_smooth", "uc_normalizer",
-            "iou_normalizer", "obj_normalizer", "cls_normalizer", "delta_normalizer", "iou_loss", "iou_thresh_kind",
-            "jitter", "resize", "ignore_thresh", "truth_thresh", "iou_thresh", "random", "map"});
   if (nms == "greedynms") l->nms_kind = NmsKind::kGreedy;
   else if (nms == "diounms") l->nms_kind = NmsKind::kDiou;
   else if (nms != "default")
@@ -98,16 +99,16 @@ Status GaussianYoloLayer::forward(LayerIO& io) const {
   return Status::Ok();
 }
 
-void GaussianYoloLayer::decode_boxes(const float* pred, const BoxFrame& frame, std::vector<Detection>& dets) const {
-  const size_t first = dets.size();
-  decode(pred, frame.net_w, frame.net_h, frame.opt->thresh, [&dets](const Box& box, float objectness, const std::vector<float>& prob) {
-    Detection d;
-    d.bbox = box;
-    d.objectness = objectness;
-    d.prob = prob;
-    dets.push_back(std::move(d));
-  });
-  correct_letterbox(dets, first, frame);
+void GaussianYoloLayer::decode_boxes(const float* pred, const BoxFrame& frame, CandidateSink& sink) const {
+  const BoxCorrection fix(frame.img_w, frame.img_h, frame.net_w, frame.net_h, frame.opt->letterbox);
+  decode(pred, frame.net_w, frame.net_h, frame.opt->thresh,
+         [&](const Box& box, float objectness, const std::vector<float>& prob) {
+           float* row = sink.row(classes);
+           std::copy(prob.begin(), prob.end(), row);
+           Box b = box;
+           fix.apply(b);
+           sink.add(b, objectness);
+         });
 }
 
 bool GaussianYoloLayer::head_nms(NmsKind* kind, float* beta) const {

@@ -24,7 +24,7 @@ class GaussianYoloLayer : public Layer {
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
   Status forward(LayerIO& io) const override;
-  void decode_boxes(const float* output, const BoxFrame& frame, std::vector<Detection>& dets) const override;
+  void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
   bool head_nms(NmsKind* kind, float* beta) const override;
   // Each anchor whose probability of some class is over `thresh`, in Darknet's order: its box
   // relative to the network input (before the letterbox correction), objectness and per-class
