@@ -23,6 +23,7 @@ class GaussianYoloLayer : public Layer {
   const char* kind() const override { return "Gaussian_yolo"; }
   bool is_output_head() const override { return true; }
   int head_classes() const override { return classes; }
+  size_t head_boxes() const override { return size_t(n()) * out.w * out.h; }
   Status forward(LayerIO& io) const override;
   void decode_boxes(const float* output, const BoxFrame& frame, CandidateSink& sink) const override;
   bool head_nms(NmsKind* kind, float* beta) const override;

@@ -7,6 +7,7 @@
 
 #include "detect.h"
 #include "layers/gaussian_yolo.h"
+#include "postprocess.h"
 #include "support.h"
 
 using namespace mdfi;
@@ -40,6 +41,7 @@ TEST_CASE("Gaussian_yolo: boxes as [yolo], probability scaled by 1 - mean of the
   auto net = network_from_text(kCfg);
   REQUIRE(net.ok());
   const auto& g = dynamic_cast<const GaussianYoloLayer&>(*net->layers[0]);
+  CHECK(head_boxes(*net) == 2);  // post-processing's candidate store counts its anchors x cells
   // Cell 1 (col 1): x .5, x-unc .1, y .25, y-unc .2, w log 2, w-unc .3, h 0, h-unc .4, obj .9, class .8.
   std::vector<float> pred(20, 0.f);
   const float cell1[10] = {.5f, .1f, .25f, .2f, float(std::log(2.)), .3f, 0, .4f, .9f, .8f};
