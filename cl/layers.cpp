@@ -28,9 +28,15 @@ struct Kernel {
 };
 
 bool not_reverse(const Layer& l) { return !static_cast<const UpsampleLayer&>(l).reverse; }
+// The im2col kernel has no dilation, and the weight stream reads each layer's own range:
+// AlexeyAB's dilated and weight-sharing (share_index) convolutions run on the CPU.
+bool plain_conv(const Layer& l) {
+  const auto& c = static_cast<const ConvLayer&>(l);
+  return c.dilation == 1 && c.share_from < 0;
+}
 
 const Kernel kKernels[] = {
-    {"conv", &DeviceLayers::conv, nullptr, true},
+    {"conv", &DeviceLayers::conv, &plain_conv, true},
     {"max", &DeviceLayers::maxpool, nullptr, false},
     {"upsample", &DeviceLayers::upsample, &not_reverse, false},
     {"route", &DeviceLayers::route, nullptr, false},

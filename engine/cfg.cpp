@@ -26,7 +26,7 @@ struct Alias {
 const Alias kNotBuilt[] = {
     {"deconv", "deconvolutional"}, {"deconvolutional", "deconvolutional"}, {"activation", "activation"},
     {"logistic", "logistic"},      {"l2norm", "l2norm"},                   {"rnn", "rnn"},
-    {"gru", "gru"},                {"lstm", "lstm"},                       {"crnn", "crnn"},
+    {"gru", "gru"},                {"lstm", "lstm"},
     {"iseg", "iseg"},
 };
 

@@ -111,7 +111,8 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
     std::vector<int> ins;
     for (int s : layer.sources) ins.push_back(s < 0 ? -1 : plan.layers[s].buffer);
     if (prefetch) prefetch->consumer_at(offsets[size_t(i)]);
-    LayerParams params(weights, layer, offsets[i]);
+    const Layer& owner = layer.params_from() >= 0 ? *net.layers[size_t(layer.params_from())] : layer;
+    LayerParams params(weights, owner, offsets[size_t(owner.index)]);
     LayerRunStats stats;
     stats.index = i;
     Status st = backend.forward(layer, ins, lp.buffer, params, stats);

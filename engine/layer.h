@@ -122,6 +122,9 @@ class Layer {
   virtual int winograd_tile() const { return 0; }
   virtual bool winograd_streams_weights() const { return false; }
   virtual Status forward(LayerIO& io) const = 0;
+  // The layer whose parameters this one reads (AlexeyAB's share_index): that layer's range of the
+  // weights file, not its own (then empty). -1: its own.
+  virtual int params_from() const { return -1; }
 
   int index = 0;
   int cfg_line = 0;

@@ -49,6 +49,11 @@ Status read_net_section(const CfgFile& cfg, const BuildOptions& opts, NetParams*
   // AlexeyAB; pjreddie always letterboxes.
   MDFI_ASSIGN_OR_RETURN(const int letter_box, r.get_int("letter_box", 0));
   net->letterbox = net->compat == Compat::kPjreddie || letter_box != 0;
+  // Darknet's text models (rnn, gru, lstm) give a vector size in [net] inputs= instead of an image.
+  if ((w <= 0 || h <= 0 || c <= 0) && r.has("inputs"))
+    return Status(ErrorKind::kUnsupported, r.where("inputs") +
+                                               ": [net] inputs= without width/height: recurrent text models are not "
+                                               "supported (mdfi runs image models)");
   if (net->w <= 0 || net->h <= 0 || net->c <= 0)
     return Status(ErrorKind::kCfg, r.where() + ": [net] needs positive width, height and channels (got " +
                                        std::to_string(net->w) + "x" + std::to_string(net->h) + "x" +

@@ -108,10 +108,11 @@ void MatrixB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
   }
 }
 
-Im2colB::Im2colB(const float* im, int channels, int height, int width, int ksize, int stride, int pad)
-    : im_(im), c_(channels), h_(height), w_(width), k_(ksize), s_(stride), p_(pad) {
-  out_w_ = (width + 2 * pad - ksize) / stride + 1;
-  const int out_h = (height + 2 * pad - ksize) / stride + 1;
+Im2colB::Im2colB(const float* im, int channels, int height, int width, int ksize, int stride, int pad, int dilation)
+    : im_(im), c_(channels), h_(height), w_(width), k_(ksize), s_(stride), p_(pad), d_(dilation) {
+  const int span = dilation * (ksize - 1) + 1;
+  out_w_ = (width + 2 * pad - span) / stride + 1;
+  const int out_h = (height + 2 * pad - span) / stride + 1;
   n_ = out_w_ * out_h;
 }
 
@@ -142,13 +143,13 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
       for (int q = 0; q < n_runs; ++q) {
         const Run& run = runs[q];
         float* out = d + run.j0;
-        const int iy = run.oy * s_ - p_ + ky;
+        const int iy = run.oy * s_ - p_ + ky * d_;
         if (unsigned(iy) >= unsigned(h_)) {
           std::memset(out, 0, size_t(run.len) * sizeof(float));
           continue;
         }
         const float* src = plane + size_t(iy) * w_;
-        const int ix0 = run.ox * s_ - p_ + kx;  // input column of the run's first element
+        const int ix0 = run.ox * s_ - p_ + kx * d_;  // input column of the run's first element
         // Elements j in [lo, hi) read inside the row; the rest is padding.
         const int lo = ix0 >= 0 ? 0 : std::min(run.len, (-ix0 + s_ - 1) / s_);
         const int hi = ix0 >= w_ ? 0 : std::min(run.len, (w_ - 1 - ix0) / s_ + 1);

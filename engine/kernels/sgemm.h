@@ -49,12 +49,13 @@ class MatrixB : public BSource {
 // The im2col matrix of one image (channels x height x width), generated block by block.
 class Im2colB : public BSource {
  public:
-  Im2colB(const float* im, int channels, int height, int width, int ksize, int stride, int pad);
+  // dilation > 1: taps that far apart (AlexeyAB), `pad` being the padding itself.
+  Im2colB(const float* im, int channels, int height, int width, int ksize, int stride, int pad, int dilation = 1);
   void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
 
  private:
   const float* im_;
-  int c_, h_, w_, k_, s_, p_, out_w_, n_;
+  int c_, h_, w_, k_, s_, p_, out_w_, n_, d_;
 };
 
 // The thread count the plan assumes (OpenMP's default: all cores).

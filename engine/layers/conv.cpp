@@ -18,8 +18,8 @@ LayerRegistration register_conv() {
   LayerRegistration r;
   r.section = "convolutional";
   r.aliases = {"conv"};
-  r.keys = "filters, size, stride, pad, padding, groups, batch_normalize, activation";
-  r.doc = "grouped conv, batch-norm with the compat's epsilon, bias, activation";
+  r.keys = "filters, size, stride, pad, padding, groups, batch_normalize, activation; AlexeyAB: dilation, share_index";
+  r.doc = "grouped (and dilated) conv, batch-norm with the compat's epsilon, bias, activation; share_index: an earlier conv's weights";
   r.alexeyab_keys = {"antialiasing", "dilation", "stride_x", "stride_y", "share_index"};
   r.ignored = {"binary", "xnor", "flipped", "dot", "stopbackward", "train", "learning_rate"};
   r.create = &ConvLayer::create;
@@ -36,14 +36,14 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   MDFI_ASSIGN_OR_RETURN(auto groups, r.get_int("groups", 1));
   MDFI_ASSIGN_OR_RETURN(auto bn, r.get_int("batch_normalize", 0));
   std::string act = r.get_string("activation", "logistic");
+  MDFI_ASSIGN_OR_RETURN(auto dilation, r.get_int("dilation", 1));          // AlexeyAB
+  MDFI_ASSIGN_OR_RETURN(auto share, r.get_int("share_index", -1000000000));  // AlexeyAB's "absent"
   // AlexeyAB keys that would change the result: refused rather than silently ignored.
-  for (const char* k : {"dilation", "stride_x", "stride_y", "antialiasing", "share_index", "deform", "assisted_excitation"}) {
+  for (const char* k : {"stride_x", "stride_y", "antialiasing", "deform", "assisted_excitation"}) {
     if (!r.has(k)) continue;
     MDFI_ASSIGN_OR_RETURN(auto v, r.get_int(k, 0));
-    const bool harmless = (std::strcmp(k, "dilation") == 0 && v == 1) ||
-                          ((std::strcmp(k, "stride_x") == 0 || std::strcmp(k, "stride_y") == 0) && v == stride) ||
-                          (std::strcmp(k, "share_index") != 0 && std::strcmp(k, "dilation") != 0 &&
-                           std::strcmp(k, "stride_x") != 0 && std::strcmp(k, "stride_y") != 0 && v == 0);
+    const bool harmless = ((std::strcmp(k, "stride_x") == 0 || std::strcmp(k, "stride_y") == 0) && v == stride) ||
+                          (std::strcmp(k, "stride_x") != 0 && std::strcmp(k, "stride_y") != 0 && v == 0);
     if (!harmless)
       return LayerResult(ErrorKind::kUnsupported, r.where(k) + ": [convolutional] " + k + "=" + std::to_string(v) +
                                                       " (AlexeyAB) is not supported");
@@ -57,6 +57,9 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
   l->batch_normalize = bn != 0;
   // Darknet: pad=1 means "same" padding of size/2 and overrides padding=.
   l->pad = pad ? l->size / 2 : padding;
+  // AlexeyAB: a 1x1 kernel ignores dilation.
+  l->dilation = l->size == 1 ? 1 : dilation;
+  if (l->dilation <= 0) return LayerResult(ErrorKind::kCfg, r.where("dilation") + ": dilation must be > 0");
   if (!parse_activation(act, &l->activation))
     return LayerResult(ErrorKind::kCfg, r.where("activation") + ": unknown activation '" + act +
                                             "' (known: " + activation_names() + ")");
@@ -77,6 +80,36 @@ LayerResult ConvLayer::create(const SectionReader& r, const BuildContext& ctx) {
                                                                      " larger than its padded input " +
                                                                      std::to_string(ctx.input.w) + "x" +
                                                                      std::to_string(ctx.input.h)));
+  if (l->dilation > 1) {
+    // AlexeyAB sizes the output without the dilation but runs im2col with the dilated kernel and
+    // pad*dilation: the two agree for "same" padding (pad=1, odd size), not in general, and where
+    // they disagree its result is misaligned. mdfi computes the agreeing cases only.
+    const int span = l->dilation * (l->size - 1) + 1, p = l->pad * l->dilation;
+    const int oh = (ctx.input.h + 2 * p - span) / l->stride + 1, ow = (ctx.input.w + 2 * p - span) / l->stride + 1;
+    if (ctx.input.h + 2 * p < span || ctx.input.w + 2 * p < span || oh != l->out.h || ow != l->out.w)
+      return LayerResult(ErrorKind::kUnsupported,
+                         r.where("dilation") + ": dilation=" + std::to_string(l->dilation) + " with size=" +
+                             std::to_string(l->size) + " and padding " + std::to_string(l->pad) +
+                             " is not supported (AlexeyAB's output size and its dilated im2col disagree; use pad=1)");
+  }
+  if (share != -1000000000) {
+    // AlexeyAB: share_index >= 0 is a layer index, a negative one relative to this layer.
+    const int from = share >= 0 ? share : ctx.index + share;
+    const ConvLayer* src = from >= 0 && from < ctx.index && std::strcmp(ctx.built[size_t(from)]->kind(), "conv") == 0
+                               ? static_cast<const ConvLayer*>(ctx.built[size_t(from)].get())
+                               : nullptr;
+    if (!src)
+      return LayerResult(ErrorKind::kCfg, r.where("share_index") + ": share_index=" + std::to_string(share) +
+                                              " must name an earlier [convolutional] layer");
+    if (src->share_from >= 0) src = static_cast<const ConvLayer*>(ctx.built[size_t(src->share_from)].get());
+    if (src->size != l->size || src->filters != l->filters || src->in.c != ctx.input.c || src->groups != l->groups)
+      return LayerResult(ErrorKind::kCfg, r.where("share_index") + ": layer " + std::to_string(src->index) +
+                                              " shared by share_index has another size, filters, channels or groups");
+    l->share_from = src->index;
+    // Its weights come fused with its own batch-norm (AlexeyAB's fuse_conv_batchnorm turns this
+    // layer's batch_normalize off): the source's flag is what is computed.
+    l->batch_normalize = src->batch_normalize;
+  }
   // Darknet would try to allocate whatever the cfg asks; a layer of more than 2^31 weights (8 GB)
   // is a typo or a hostile file, and its sizes would overflow the int arithmetic of the kernels.
   // (In double: the product of four ints overflows even 64 bits.)
@@ -97,12 +130,14 @@ std::string ConvLayer::detail() const {
     std::snprintf(buf, sizeof buf, "%5d %2d x%2d /%2d g%d", filters, size, size, stride, groups);
   else
     std::snprintf(buf, sizeof buf, "%5d %2d x%2d /%2d", filters, size, size, stride);
+  if (dilation > 1) return std::string(buf) + " d" + std::to_string(dilation);
   return buf;
 }
 
-size_t ConvLayer::param_floats() const { return size_t(filters) * (batch_normalize ? 4 : 1) + weight_floats(); }
+size_t ConvLayer::param_floats() const { return share_from >= 0 ? 0 : own_param_floats(); }
 
 std::vector<ParamSegment> ConvLayer::param_layout() const {
+  if (share_from >= 0) return {};
   const size_t n = size_t(filters), fan_in = size_t(in.c / groups) * size * size;
   std::vector<ParamSegment> v{{ParamRole::kBias, n, 0}};
   if (batch_normalize)
@@ -131,7 +166,7 @@ size_t ConvLayer::workspace_floats() const {
 // what its own way holds, which may be less than the raw weights.
 size_t ConvLayer::resident_param_floats() const {
   if (winograd) return winograd_weight_floats();
-  return std::max(param_floats(), fast_resident_param_floats());
+  return std::max(own_param_floats(), fast_resident_param_floats());
 }
 
 double ConvLayer::flops() const {
@@ -181,7 +216,7 @@ Status ConvLayer::forward(LayerIO& io) const {
       const float* im = input + size_t(g) * cpg * in.h * in.w;
       for (int c0 = 0; c0 < N; c0 += tile) {
         const int c1 = std::min(N, c0 + tile);
-        im2col_tile(im, cpg, in.h, in.w, size, stride, pad, c0, c1, ws.data());
+        im2col_tile(im, cpg, in.h, in.w, size, stride, pad * dilation, c0, c1, ws.data(), dilation);
         gemm_nn_ref(M, c1 - c0, K, weights.data() + size_t(g) * M * K, K, ws.data(), c1 - c0,
                     io.output + size_t(g) * M * N + c0, N);
       }

@@ -24,7 +24,7 @@ class ConvLayer : public Layer {
   // Optimised path (layers/conv_fast.cpp): BN folded into packed weights, blocked SGEMM or a
   // direct depthwise kernel, bias and activation fused into the output pass.
   Status forward_fast(LayerIO& io) const;
-  bool depthwise() const { return groups > 1 && groups == in.c && groups == filters; }
+  bool depthwise() const { return groups > 1 && groups == in.c && groups == filters && dilation == 1; }
   size_t fast_resident_param_floats() const;
   static int pack_threads(int threads);
   size_t kept_param_floats() const override;
@@ -45,6 +45,12 @@ class ConvLayer : public Layer {
   Status forward_winograd(LayerIO& io) const;
 
   int filters = 0, size = 1, stride = 1, pad = 0, groups = 1;
+  int dilation = 1;  // AlexeyAB: kernel taps `dilation` pixels apart, padding pad*dilation
+  // AlexeyAB share_index: this layer computes with layer `share_from`'s weights, biases and
+  // batch-norm (as AlexeyAB's fused weights), and has none of its own in the file. -1: its own.
+  int share_from = -1;
+  int params_from() const override { return share_from; }
+  size_t own_param_floats() const { return size_t(filters) * (batch_normalize ? 4 : 1) + weight_floats(); }
   bool batch_normalize = false;
   Activation activation = Activation::kLogistic;
   Compat compat = Compat::kPjreddie;  // picks the batch-norm formula

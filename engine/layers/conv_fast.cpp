@@ -158,7 +158,7 @@ Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* b
     if (direct_1x1()) {
       kernels::sgemm_packed(M, N, K, A, kernels::MatrixB(im, K, N), C, N, gb, activation, threads, ws.data());
     } else {
-      kernels::sgemm_packed(M, N, K, A, kernels::Im2colB(im, cpg, in.h, in.w, size, stride, pad), C, N, gb, activation,
+      kernels::sgemm_packed(M, N, K, A, kernels::Im2colB(im, cpg, in.h, in.w, size, stride, pad * dilation, dilation), C, N, gb, activation,
                             threads, ws.data());
     }
   }

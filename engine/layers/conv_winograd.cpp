@@ -19,7 +19,8 @@ namespace mdfi {
 
 bool ConvLayer::winograd_candidate() const {
   // Few channels or filters leave too little to share the transforms' cost (ncnn's rule, too).
-  return size == 3 && stride == 1 && groups == 1 && in.c > 8 && filters > 8 && out.h >= 2 && out.w >= 2;
+  // Dilated taps and borrowed weights (share_index) stay on the GEMM path.
+  return size == 3 && stride == 1 && dilation == 1 && share_from < 0 && groups == 1 && in.c > 8 && filters > 8 && out.h >= 2 && out.w >= 2;
 }
 
 kernels::WinogradGeo ConvLayer::winograd_geo() const {

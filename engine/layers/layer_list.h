@@ -25,4 +25,9 @@
   X(cost)                  \
   X(softmax)               \
   X(scale_channels)        \
-  X(sam)
+  X(sam)                   \
+  X(reorg3d)               \
+  X(local_avgpool)         \
+  X(contrastive)           \
+  X(gaussian_yolo)         \
+  X(crnn)

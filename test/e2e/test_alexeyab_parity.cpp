@@ -3,7 +3,8 @@
 // tree from ../shared/refs, driven by test/refdump_ab) on the same generated weights and the same
 // random input. Every layer's max|a-b|/max|b| must stay within 1e-4, and on detectors the boxes
 // its detector keeps (get_network_boxes + the NMS of the last [yolo]) must be mdfi's: same
-// classes, probabilities within 1e-5 and boxes within 1e-4 (relative coordinates).
+// classes, probabilities within 1e-5 and boxes within 1e-4 (relative coordinates; w, h over 1 image
+// within 1e-3 relative).
 // Inputs are reduced (the [net] width/height lines of a temp copy; the layer sequence is
 // untouched) so the whole group stays within about a minute. Also: every stock cfg AlexeyAB
 // parses loads in mdfi under --compat alexeyab, but for the layer types mdfi does not implement.
@@ -48,7 +49,7 @@ std::vector<RefBox> read_boxes(const std::string& path) {
 }
 
 // mdfi's kept detections (classes above thresh after NMS) against AlexeyAB's: every box matched
-// one to one by its coordinates (1e-4), then per class the same probability (1e-5) or the same
+// one to one by its coordinates (1e-4; w, h over 1 within 1e-3 relative), then per class the same probability (1e-5) or the same
 // "suppressed". One exception, kept narrow: NMS visits candidates in probability order, so two
 // boxes whose probabilities for a class differ by less than the float noise between the two
 // implementations (1e-5 here; per-layer error is ~3e-6) may be visited in the other order and the
@@ -70,14 +71,18 @@ void check_boxes(const std::string& tag, const Network& net, const RunOutput& ou
     float prob;
   };
   std::vector<Flip> only_mdfi, only_ab;  // a class kept by one side only
+  // 1e-4; w and h of boxes larger than the image within 1e-3 relative: generated weights give
+  // some boxes hundreds of images wide (Gaussian_yolov3_BDD: h = 532), where w = exp(t) * anchor
+  // turns the head input's float noise on t into as much relative error in w.
+  auto near = [](float a, float b) { return std::fabs(a - b) <= 1e-4f; };
+  auto near_wh = [](float a, float b) { return std::fabs(a - b) <= (std::fabs(b) > 1 ? 1e-3f * std::fabs(b) : 1e-4f); };
   std::vector<bool> used(ours.size(), false);
   size_t matched = 0;
   for (const RefBox& r : ref) {
     size_t found = ours.size();
     for (size_t i = 0; i < ours.size() && found == ours.size(); ++i) {
       const Box& b = ours[i].bbox;
-      if (!used[i] && std::fabs(b.x - r.b.x) <= 1e-4f && std::fabs(b.y - r.b.y) <= 1e-4f &&
-          std::fabs(b.w - r.b.w) <= 1e-4f && std::fabs(b.h - r.b.h) <= 1e-4f)
+      if (!used[i] && near(b.x, r.b.x) && near(b.y, r.b.y) && near_wh(b.w, r.b.w) && near_wh(b.h, r.b.h))
         found = i;
     }
     INFO("AlexeyAB box " << r.b.x << " " << r.b.y << " " << r.b.w << " " << r.b.h);
@@ -123,9 +128,16 @@ void check_boxes(const std::string& tag, const Network& net, const RunOutput& ou
     return false;
   };
   // Pair the one-sided classes: the same class on two different boxes, near-equal probabilities.
+  // Also accepted, as narrowly: a probability within 1e-5 of the threshold itself, which the
+  // float noise puts over it on one side only (yolov4-tiny_contrastive: 0.262000 at 0.262).
   std::vector<bool> paired(only_ab.size(), false);
+  int at_thresh = 0, pairs = int(only_mdfi.size());
+  for (size_t j = 0; j < only_ab.size(); ++j)
+    if (std::fabs(only_ab[j].prob - thresh) <= 1e-5f) paired[j] = true, ++at_thresh;
   for (const Flip& m : only_mdfi) {
-    bool ok = false;
+    bool ok = std::fabs(m.prob - thresh) <= 1e-5f;
+    at_thresh += ok;
+    pairs -= ok;
     for (size_t j = 0; j < only_ab.size() && !ok; ++j)
       if (!paired[j] && only_ab[j].cls == m.cls && only_ab[j].box != m.box && std::fabs(only_ab[j].prob - m.prob) <= 1e-5f)
         ok = paired[j] = true;
@@ -139,9 +151,10 @@ void check_boxes(const std::string& tag, const Network& net, const RunOutput& ou
     INFO("class " << only_ab[j].cls << " (" << only_ab[j].prob << ") kept by AlexeyAB only, with no near-tied twin");
     CHECK(paired[j]);
   }
-  WARN(tag << ": " << matched << " of " << ref.size() << " AlexeyAB boxes matched; " << only_mdfi.size()
+  WARN(tag << ": " << matched << " of " << ref.size() << " AlexeyAB boxes matched; " << pairs
            << " near-tie NMS order flips (pairs of boxes, probabilities within 1e-5); " << tie_suppressed
-           << " classes suppressed by a near-tied box on one side only");
+           << " classes suppressed by a near-tied box on one side only; " << at_thresh
+           << " classes within 1e-5 of the threshold kept by one side");
 }
 
 struct AbCase {
@@ -186,6 +199,9 @@ void ab_parity(const AbCase& c) {
   int worst_layer = -1, compared = 0;
   for (const auto& l : net->layers) {
     if (std::string(l->kind()) == "cost") continue;  // not computed at inference
+    // AlexeyAB's CPU forward of [contrastive] returns before writing (its output stays zeros);
+    // nothing reads it at inference, and mdfi aliases its input (as AlexeyAB's GPU copies it).
+    if (std::string(l->kind()) == "contrastive") continue;
     char name[32];
     std::snprintf(name, sizeof name, "/ref/%03d.npy", l->index);
     auto ref = read_npy(dir + name);
@@ -201,7 +217,7 @@ void ab_parity(const AbCase& c) {
     ++compared;
   }
   CHECK(compared == int(net->layers.size()) - int(std::count_if(net->layers.begin(), net->layers.end(), [](const auto& l) {
-                      return std::string(l->kind()) == "cost";
+                      return std::string(l->kind()) == "cost" || std::string(l->kind()) == "contrastive";
                     })));
   WARN(tag << " at " << s.w << "x" << s.h << ": " << compared << " layers, max relative error " << worst << " (layer "
            << worst_layer << ")");
@@ -239,23 +255,37 @@ TEST_CASE("AlexeyAB: efficientnet_b0 layers match AlexeyAB's Darknet at 96", "[a
   ab_parity({"efficientnet_b0", 96, false});
 }
 
+// The layers issue 17 added, each through the stock cfg that needs it.
+TEST_CASE("AlexeyAB: yolov4-sam-mish-csp-reorg-bfm ([reorg3d]) layers and boxes match AlexeyAB's Darknet at 128", "[alexeyab]") {
+  ab_parity({"yolov4-sam-mish-csp-reorg-bfm", 128, true});
+}
+TEST_CASE("AlexeyAB: yolov4-tiny_contrastive ([local_avgpool], [contrastive]) layers and boxes match at 160", "[alexeyab]") {
+  ab_parity({"yolov4-tiny_contrastive", 160, true});
+}
+TEST_CASE("AlexeyAB: Gaussian_yolov3_BDD ([Gaussian_yolo]) layers and boxes match AlexeyAB's Darknet at 128", "[alexeyab]") {
+  ab_parity({"Gaussian_yolov3_BDD", 128, true});
+}
+// Layers only: on this 291-layer detector the heads' float noise (6e-6 relative) moves class
+// probabilities by up to ~1.2e-5 (over the 1e-5 of the box check, at 128), and at 96 two of 97
+// kept boxes, 1e9 image widths wide, end NMS differently.
+TEST_CASE("AlexeyAB: resnet152_trident (dilation=, share_index=) layers match AlexeyAB's Darknet at 96", "[alexeyab]") {
+  ab_parity({"resnet152_trident", 96, false});
+}
+TEST_CASE("AlexeyAB: yolov3-tiny_occlusion_track ([crnn], first frame) layers and boxes match at 160", "[alexeyab]") {
+  ab_parity({"yolov3-tiny_occlusion_track", 160, true});
+}
+
 TEST_CASE("AlexeyAB: every stock cfg loads under --compat alexeyab, but for named unsupported layer types", "[alexeyab]") {
   const std::string dir = shared_path("refs/cfg");
   if (dir.empty()) MDFI_SKIP(Need::kShared, "../shared/refs/cfg is absent");
   // What mdfi does not implement (layer types or features, not parsing rules), with the message
   // that says so. Recurrent nets give their size as [net] inputs=, which mdfi has no use for.
   const std::vector<std::pair<std::string, std::string>> unsupported = {
-      {"Gaussian_yolov3_BDD.cfg", "unknown section [Gaussian_yolo]"},
-      {"crnn.train.cfg", "needs positive width, height and channels"},
-      {"gru.cfg", "needs positive width, height and channels"},
-      {"lstm.train.cfg", "needs positive width, height and channels"},
-      {"rnn.cfg", "needs positive width, height and channels"},
-      {"rnn.train.cfg", "needs positive width, height and channels"},
-      {"resnet152_trident.cfg", "dilation=3 (AlexeyAB) is not supported"},
-      {"yolo9000.cfg", "softmax trees (yolo9000) are not supported"},
-      {"yolov3-tiny_occlusion_track.cfg", "[crnn] is not supported"},
-      {"yolov4-sam-mish-csp-reorg-bfm.cfg", "unknown section [reorg3d]"},
-      {"yolov4-tiny_contrastive.cfg", "unknown section [local_avgpool]"},
+      {"crnn.train.cfg", "recurrent text models are not supported"},
+      {"gru.cfg", "recurrent text models are not supported"},
+      {"lstm.train.cfg", "recurrent text models are not supported"},
+      {"rnn.cfg", "recurrent text models are not supported"},
+      {"rnn.train.cfg", "recurrent text models are not supported"},
   };
   std::vector<std::string> names;
   DIR* d = ::opendir(dir.c_str());
@@ -283,7 +313,7 @@ TEST_CASE("AlexeyAB: every stock cfg loads under --compat alexeyab, but for name
     }
   }
   WARN(loaded << " of " << names.size() << " stock AlexeyAB cfgs load; " << unsupported.size()
-              << " need layer types mdfi does not implement");
+              << " are recurrent text models mdfi refuses");
 }
 
 TEST_CASE("AlexeyAB: yolo and region layers read the first num*2 anchors as AlexeyAB does", "[alexeyab]") {

@@ -94,6 +94,42 @@ TEST_CASE("darknet53 with --winograd f4 matches libdarknet layer by layer", "[pa
   check_parity("darknet53", 1e-4, 0, 1 << 30, " --winograd f4");
 }
 
+// yolo9000's [region] softmax tree: every layer before the head matches libdarknet. The head
+// itself is mdfi's tree softmax per anchor and cell (test_layer_region_tree.cpp), as Darknet's
+// GPU kernel and training compute it; pjreddie's CPU forward (61c9d02) indexes the tree groups
+// as if the output were flattened cell by cell (its output then holds non-finite values: 9690
+// of 113076 at 64x64, measured), so that layer is only reported. At 64x64 (a 2x2 grid); tree= and map= made absolute so both sides find them.
+TEST_CASE("yolo9000 matches libdarknet up to its tree [region] head", "[parity]") {
+  if (refdump_binary().empty()) MDFI_SKIP(Need::kLibdarknet, "built without the libdarknet reference helper");
+  const std::string tree = shared_path("refs/data/9k.tree"), map = shared_path("refs/data/coco9k.map");
+  if (tree.empty() || map.empty()) MDFI_SKIP(Need::kShared, "../shared/refs/data (9k.tree, coco9k.map) is absent");
+  std::string text = slurp(shared_path("refs/cfg/yolo9000.cfg"));
+  REQUIRE(!text.empty());
+  for (const auto& kv : {std::pair<std::string, std::string>{"width=544", "width=64"}, {"height=544", "height=64"},
+                         {"tree=data/9k.tree", "tree=" + tree}, {"map = data/coco9k.map", "map = " + map}}) {
+    const size_t at = text.find(kv.first);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, kv.first.size(), kv.second);
+  }
+  const std::string cfg = tmp_dir("yolo9000") + "/yolo9000.cfg";
+  write_file(cfg, text);
+  double worst = 0, head = 0;
+  int compared = 0;
+  for (const LayerDiff& d : compare_network(cfg, "yolo9000_64", "/usr/share/darknet/data/dog.jpg")) {
+    if (d.layer == 24) {
+      head = d.rel;
+      continue;
+    }
+    INFO("yolo9000 layer " << d.layer << " relative error " << d.rel);
+    CHECK(d.rel <= 1e-4);
+    if (!(d.rel <= worst)) worst = d.rel;
+    ++compared;
+  }
+  CHECK(compared == 24);
+  WARN("yolo9000 at 64x64: layers 0-23 max relative error " << worst << "; the tree [region] differs from "
+                                                            << "libdarknet's CPU forward by " << head << " (inf: non-finite values there; not reproduced)");
+}
+
 // The reference layers (--reference: plain loops, the oracle of the fast path) against
 // libdarknet directly, so the README's statement about them is a checked one.
 void check_reference_parity(const std::string& net_name, double tol) {

@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
+#include "npy.h"
 #include "support.h"
+#include "weights.h"
 
 using namespace mdfi;
 using namespace mdfi::test;
@@ -127,7 +130,9 @@ TEST_CASE("1x1 conv mixes channels per pixel, then relu", "[layers]") {
 
 TEST_CASE("AlexeyAB conv keys that change results are refused, harmless values accepted", "[layers]") {
   const std::string head = "[net]\nwidth=8\nheight=8\nchannels=3\n\n[convolutional]\nfilters=2\nsize=3\nstride=1\n";
-  for (const char* bad : {"dilation=2", "stride_x=2", "antialiasing=1", "share_index=0"}) {
+  // dilation=2 without pad=1: AlexeyAB's output size and dilated im2col disagree (dilation itself
+  // and share_index are supported: the cases below).
+  for (const char* bad : {"dilation=2", "stride_x=2", "antialiasing=1"}) {
     auto n = network_from_text(head + bad + "\n", "conv_bad.cfg");
     INFO(bad);
     REQUIRE_FALSE(n.ok());
@@ -135,4 +140,134 @@ TEST_CASE("AlexeyAB conv keys that change results are refused, harmless values a
     CHECK(n.status().message().find("conv_bad.cfg:10") != std::string::npos);
   }
   CHECK(network_from_text(head + "dilation=1\nstride_x=1\nstride_y=1\nantialiasing=0\n", "conv_ok.cfg").ok());
+}
+
+// dilation= (AlexeyAB): taps `dilation` pixels apart with pad*dilation of padding, on the reference
+// and fast paths, against a direct loop; parity on resnet152_trident: test_alexeyab_parity.cpp.
+
+TEST_CASE("conv dilation: matches a direct dilated convolution on both paths", "[layers]") {
+  const int c = 2, h = 7, w = 6, f = 2, k = 3;
+  for (int d : {2, 3})
+    for (int groups : {1, 2}) {
+      const std::string cfg = net_section(w, h, c) + "[convolutional]\nfilters=2\nsize=3\nstride=1\npad=1\ndilation=" +
+                              std::to_string(d) + "\ngroups=" + std::to_string(groups) + "\nactivation=linear\n";
+      const int cpg = c / groups;
+      std::vector<float> params = {0.25f, -0.5f};  // biases
+      const std::vector<float> wts = random_floats(size_t(f * cpg * k * k), 11);
+      params.insert(params.end(), wts.begin(), wts.end());
+      const std::vector<float> x = random_floats(size_t(c * h * w), 12);
+      std::vector<float> want(size_t(f * h * w));
+      for (int o = 0; o < f; ++o)
+        for (int y = 0; y < h; ++y)
+          for (int xx = 0; xx < w; ++xx) {
+            double s = params[size_t(o)];
+            const int g = o / (f / groups);
+            for (int ci = 0; ci < cpg; ++ci)
+              for (int ky = 0; ky < k; ++ky)
+                for (int kx = 0; kx < k; ++kx) {
+                  const int iy = y - d + ky * d, ix = xx - d + kx * d;  // pad = 1 * dilation
+                  if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                  s += double(wts[size_t(((o * cpg + ci) * k + ky) * k + kx)]) *
+                       x[size_t(((g * cpg + ci) * h + iy) * w + ix)];
+                }
+            want[size_t((o * h + y) * w + xx)] = float(s);
+          }
+      for (bool reference : {true, false}) {
+        const LayerOutputs r = run_layers("dil", cfg, params, x, LayerRunOptions{Compat::kAlexeyAB, reference, 2});
+        INFO("dilation " << d << " groups " << groups << (reference ? " reference" : " fast"));
+        CHECK(relative_error(r[0], want) <= 1e-5);
+      }
+    }
+}
+
+TEST_CASE("conv dilation: depthwise layers take the grouped path and still match", "[layers]") {
+  const std::string base = net_section(5, 5, 3) + "[convolutional]\nfilters=3\nsize=3\nstride=1\npad=1\ngroups=3\nactivation=leaky\n";
+  std::vector<float> params = {0.1f, 0.2f, 0.3f};
+  const std::vector<float> wts = random_floats(27, 5);
+  params.insert(params.end(), wts.begin(), wts.end());
+  const std::vector<float> x = random_floats(75, 6);
+  const LayerOutputs ref = run_layers("dil_dw_ref", base + "dilation=2\n", params, x, LayerRunOptions{Compat::kAlexeyAB, true});
+  const LayerOutputs fast = run_layers("dil_dw_fast", base + "dilation=2\n", params, x, LayerRunOptions{Compat::kAlexeyAB, false, 2});
+  CHECK(relative_error(fast[0], ref[0]) <= 1e-6);
+  const LayerOutputs plain = run_layers("dil_dw_plain", base, params, x, LayerRunOptions{Compat::kAlexeyAB, true});
+  CHECK(relative_error(plain[0], ref[0]) > 1e-3);  // the dilation did change the result
+}
+
+TEST_CASE("conv dilation: padding where AlexeyAB's output size and im2col disagree is refused", "[layers]") {
+  auto net = network_from_text(net_section(8, 8, 1) + "[convolutional]\nfilters=1\nsize=3\nstride=1\ndilation=2\n");
+  REQUIRE_FALSE(net.ok());
+  CHECK(net.status().message().find("dilation=2") != std::string::npos);
+  // A 1x1 kernel ignores dilation, as in AlexeyAB.
+  auto one = network_from_text(net_section(8, 8, 1) + "[convolutional]\nfilters=1\nsize=1\nstride=1\ndilation=4\n");
+  CHECK(one.ok());
+}
+
+TEST_CASE("conv dilation: OpenCL runs dilated and weight-sharing convs on the CPU, same result", "[opencl]") {
+  if (!cl::compiled_in()) MDFI_SKIP(Need::kOpenCL, "built without OpenCL (MDFI_OPENCL=OFF)");
+  auto devs = cl::list_devices();
+  if (!devs.ok()) MDFI_SKIP(Need::kOpenCL, "no OpenCL platform: " << devs.status().message());
+  const std::string conv = "[convolutional]\nbatch_normalize=1\nfilters=4\nsize=3\nstride=1\npad=1\nactivation=leaky\n";
+  const std::string text = net_section(16, 16, 3) + conv + conv + "dilation=2\n" + conv + "dilation=3\nshare_index=-1\n";
+  const std::string dir = tmp_dir("dil_cl");
+  write_file(dir + "/d.cfg", text);
+  auto net = load_network_cfg(dir + "/d.cfg", BuildOptions{});
+  REQUIRE(net.ok());
+  CHECK(cl::Backend::host_layers(*net) == std::vector<int>{1, 2});
+  REQUIRE(generate_weights(*net, dir + "/d.weights", 9).ok());  // positive variances
+  const std::string model = " --cfg '" + dir + "/d.cfg' -w '" + dir + "/d.weights' /usr/share/darknet/data/dog.jpg";
+  auto cpu = run_command(mdfi_binary() + " -q classify --dump-layers '" + dir + "/cpu'" + model);
+  INFO(cpu.err);
+  REQUIRE(cpu.exit_code == 0);
+  auto dev = run_command(mdfi_binary() + " -v classify --backend opencl --dump-layers '" + dir + "/cl'" + model);
+  INFO(dev.err);
+  REQUIRE(dev.exit_code == 0);
+  CHECK(dev.err.find("2 of 3 layers have no device kernel and run on the CPU: 1 [conv], 2 [conv]") != std::string::npos);
+  for (const char* layer : {"/000.npy", "/001.npy", "/002.npy"}) {
+    auto a = read_npy(dir + "/cl" + layer);
+    auto b = read_npy(dir + "/cpu" + layer);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    INFO(layer);
+    CHECK(relative_error(a->data, b->data) <= 1e-5);
+  }
+}
+
+// share_index= (AlexeyAB, resnet152_trident): a conv computing with an earlier conv's weights,
+// biases and batch-norm, with none of its own in the file.
+
+namespace {
+const std::string kConv = "[convolutional]\nbatch_normalize=1\nfilters=2\nsize=3\nstride=1\npad=1\nactivation=leaky\n";
+}
+
+TEST_CASE("conv share_index: reuses the earlier layer's parameters, reads none of its own", "[layers]") {
+  // Layer 1 is the same conv as layer 0 (2 -> 2 channels), dilated, sharing layer 0's parameters.
+  const std::string cfg = net_section(5, 4, 2) + kConv + kConv + "dilation=2\nshare_index=0\n";
+  auto net = network_from_text(cfg);
+  INFO((net.ok() ? std::string() : net.status().message()));
+  REQUIRE(net.ok());
+  CHECK(net->layers[1]->param_floats() == 0);
+  CHECK(net->layers[1]->params_from() == 0);
+  std::vector<float> params = random_floats(2 * 4 + 2 * 2 * 9, 3);
+  params[6] = 0.7f, params[7] = 1.3f;  // variances
+  const std::vector<float> x = random_floats(40, 4);
+  // The same two convs, the second with its own copy of layer 0's parameters, is the expectation.
+  const std::string own = net_section(5, 4, 2) + kConv + kConv + "dilation=2\n";
+  std::vector<float> twice = params;
+  twice.insert(twice.end(), params.begin(), params.end());
+  for (bool reference : {true, false}) {
+    const LayerOutputs shared = run_layers("share", cfg, params, x, LayerRunOptions{Compat::kAlexeyAB, reference});
+    const LayerOutputs copy = run_layers("share_own", own, twice, x, LayerRunOptions{Compat::kAlexeyAB, reference});
+    CHECK(shared[1] == copy[1]);
+  }
+  // A negative share_index counts back from the layer.
+  CHECK(network_from_text(net_section(5, 4, 2) + kConv + kConv + "share_index=-1\n").ok());
+}
+
+TEST_CASE("conv share_index: naming a non-conv or a conv of another shape is refused", "[layers]") {
+  auto route = network_from_text(net_section(5, 4, 2) + kConv + "[route]\nlayers=0\n" + kConv + "share_index=1\n");
+  REQUIRE_FALSE(route.ok());
+  CHECK(route.status().message().find("must name an earlier [convolutional] layer") != std::string::npos);
+  auto other = network_from_text(net_section(5, 4, 2) + kConv + "[convolutional]\nfilters=3\nsize=3\npad=1\nshare_index=0\n");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().message().find("another size, filters, channels or groups") != std::string::npos);
 }
