@@ -88,7 +88,17 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     auto budget = parse_size(args.max_mem);
     if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
     pm.budget = *budget;
-    // Checked before a single weight is read.
+    // Checked before a single weight is read. On the CPU's optimised path the budget is a
+    // target: weight blocks and banded groups (schedule.h) bring the peak under it when they can.
+    if (args.backend == "cpu" && !args.reference && !args.keep_weights && pm.plan.peak_bytes > *budget) {
+      auto choice = choose_schedule(pm.net.input_shape().bytes(), sched_nodes_for(pm.net), *budget);
+      if (!choice.ok()) return choice.status();
+      pm.schedule = std::make_shared<Schedule>(choice->schedule);
+      pm.plan = std::move(choice->plan);
+      if (verbosity().verbose)
+        std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(*budget).c_str(),
+                     describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());
+    }
     MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
     if (args.keep_weights && args.backend == "cpu") {
       const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
@@ -306,6 +316,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   exec.reference = args.reference;
   exec.prefetch = !args.no_prefetch && !(pm.resident && pm.resident->tracker().peak() > 0);
   exec.resident = pm.resident.get();
+  exec.schedule = pm.schedule.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
   const auto t_forward = std::chrono::steady_clock::now();
   MDFI_ASSIGN_OR_RETURN(auto out, pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks) : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec));

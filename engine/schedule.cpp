@@ -1,0 +1,308 @@
+#include "schedule.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "kernels/sgemm.h"
+#include "layer.h"
+
+namespace mdfi {
+
+bool Schedule::is_default() const {
+  if (!groups.empty()) return false;
+  for (int b : block)
+    if (b) return false;
+  return true;
+}
+
+const BandGroup* Schedule::group_of(int layer) const {
+  for (const BandGroup& g : groups)
+    if (layer >= g.first && layer <= g.last) return &g;
+  return nullptr;
+}
+
+size_t blocked_weight_bytes(const SchedNode& node, int block) {
+  if (!node.block_units || block <= 0 || block >= node.default_block) return node.plan.weight_bytes;
+  const int m = node.block_multiple;
+  const size_t rounded = size_t((block + m - 1) / m) * size_t(m);
+  return node.block_fixed_bytes + rounded * node.block_unit_bytes;
+}
+
+size_t conv_workspace_bytes(const SchedNode& node, int columns) {
+  if (node.band != SchedNode::Band::kConv || columns <= 0) return 0;
+  return kernels::sgemm_workspace_floats(node.gemm_k, columns, kernels::planned_threads()) * sizeof(float);
+}
+
+// Input rows that output rows [y0, y1) of `c` read, clamped to the input's height.
+static int lo_in(const SchedNode& c, int y0) {
+  if (c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat) return y0;
+  return std::max(0, y0 * c.s - c.pad_top);
+}
+static int hi_in(const SchedNode& c, int y1, int in_h) {
+  if (y1 <= 0) return 0;
+  if (c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat) return std::min(y1, in_h);
+  return std::max(0, std::min(in_h, (y1 - 1) * c.s - c.pad_top + c.k));
+}
+
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g) {
+  const int first = g.first, count = g.last - g.first + 1;
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(count));
+  for (int c = first; c <= g.last; ++c)
+    for (int s : nodes[size_t(c)].plan.sources)
+      if (s >= first && s <= g.last) consumers[size_t(s - first)].push_back(c);
+  BandProgram p;
+  p.window_rows.assign(size_t(count), 0);
+  p.max_new_rows.assign(size_t(count), 0);
+  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done);
+  const int H = nodes[size_t(g.last)].out_h, R = std::max(1, g.band_rows);
+  for (int y = 0; y < H; y += R) {
+    target[size_t(count - 1)] = std::min(H, y + R);
+    for (int l = count - 2; l >= 0; --l) {
+      int t = done[size_t(l)];
+      for (int c : consumers[size_t(l)])
+        t = std::max(t, hi_in(nodes[size_t(c)], target[size_t(c - first)], nodes[size_t(first + l)].out_h));
+      target[size_t(l)] = std::min(t, nodes[size_t(first + l)].out_h);
+    }
+    std::vector<BandStep> steps;
+    for (int l = 0; l < count; ++l) {
+      int k = done[size_t(l)];
+      for (int c : consumers[size_t(l)]) k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+      if (l == count - 1) k = 0;  // the group's output is whole
+      k = std::max(k, keep[size_t(l)]);
+      steps.push_back({first + l, k, done[size_t(l)], target[size_t(l)]});
+      p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], target[size_t(l)] - k);
+      p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], target[size_t(l)] - done[size_t(l)]);
+      keep[size_t(l)] = k;
+      done[size_t(l)] = std::max(done[size_t(l)], target[size_t(l)]);
+    }
+    p.bands.push_back(std::move(steps));
+  }
+  p.window_rows[size_t(count - 1)] = H;
+  for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  for (int l = 0; l < count; ++l) {
+    const SchedNode& node = nodes[size_t(first + l)];
+    if (node.band != SchedNode::Band::kConv) continue;
+    const int block = size_t(first + l) < schedule.block.size() ? schedule.block[size_t(first + l)] : 0;
+    const size_t w = node.block_units ? blocked_weight_bytes(node, block ? block : node.default_block)
+                                      : node.plan.weight_bytes;
+    const size_t step = w + conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w);
+    if (step > p.step_bytes) {
+      p.step_bytes = step;
+      p.step_weight_bytes = w;
+    }
+  }
+  return p;
+}
+
+Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
+  std::vector<PlanNode> pn;
+  pn.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    pn.push_back(nodes[i].plan);
+    if (i < schedule.block.size() && schedule.block[i])
+      pn.back().weight_bytes = blocked_weight_bytes(nodes[i], schedule.block[i]);
+  }
+  for (const BandGroup& g : schedule.groups) {
+    const BandProgram prog = band_program(nodes, schedule, g);
+    std::vector<int> external;
+    for (int l = g.first; l <= g.last; ++l)
+      for (int s : nodes[size_t(l)].plan.sources)
+        if (s < g.first && std::find(external.begin(), external.end(), s) == external.end()) external.push_back(s);
+    for (int l = g.first; l < g.last; ++l) pn[size_t(l)] = PlanNode{};
+    PlanNode& last = pn[size_t(g.last)];
+    last.sources = external;
+    last.aliases_input = false;
+    last.weight_bytes = prog.step_weight_bytes;
+    last.workspace_bytes = prog.window_bytes + prog.step_bytes - prog.step_weight_bytes;
+  }
+  return plan_nodes(input_bytes, pn);
+}
+
+bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
+  if (first < 0 || last <= first || size_t(last) >= nodes.size()) return false;
+  for (int l = first; l <= last; ++l) {
+    const SchedNode& node = nodes[size_t(l)];
+    if (node.band == SchedNode::Band::kNone || node.plan.aliases_input) return false;
+    if (l < last && (node.output_head || size_t(l) + 1 == nodes.size())) return false;
+  }
+  for (size_t c = size_t(last) + 1; c < nodes.size(); ++c)
+    for (int s : nodes[c].plan.sources)
+      if (s >= first && s < last) return false;
+  return true;
+}
+
+namespace {
+
+// Time of a schedule relative to the default, in FLOP-equivalents: each extra weight block
+// packs the layer's B matrix again (~2 per element), each extra band re-reads and re-packs the
+// group's weights (~3 per float) and pays a fixed cost per GEMM call. Only used to order the
+// schedules; the bench measures the real ratio.
+double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
+  double extra = 0;
+  std::vector<int> bands(nodes.size(), 1);
+  for (const BandGroup& g : s.groups) {
+    const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SchedNode& n = nodes[i];
+    const int block = i < s.block.size() ? s.block[i] : 0;
+    const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
+    if (n.band == SchedNode::Band::kConv) {
+      extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 2;
+      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 3 + 2e4 * nb);
+    } else {
+      extra += double(bands[i] - 1) * 2e3;
+    }
+  }
+  return extra;
+}
+
+struct Candidate {
+  std::vector<BandGroup> groups;  // band_rows filled per divisor
+  int divisor = 1;
+  size_t weight_cap = 0;  // 0 = default blocks
+  double cost = 0;
+};
+
+std::vector<int> blocks_for(const std::vector<SchedNode>& nodes, size_t cap) {
+  std::vector<int> b(nodes.size(), 0);
+  if (!cap) return b;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SchedNode& n = nodes[i];
+    if (!n.block_units || !n.block_unit_bytes) continue;
+    const int m = n.block_multiple;
+    int u = int(std::min<size_t>(size_t(n.block_units), cap / n.block_unit_bytes)) / m * m;
+    u = std::max(u, m);
+    if (u < n.default_block) b[i] = u;
+  }
+  return b;
+}
+
+// Maximal valid groups, left to right, among layers [0, end].
+std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end) {
+  std::vector<BandGroup> gs;
+  for (int a = 0; a < end;) {
+    int best = -1;
+    for (int b = end; b > a; --b)
+      if (valid_group(nodes, a, b)) {
+        best = b;
+        break;
+      }
+    if (best < 0) {
+      ++a;
+      continue;
+    }
+    gs.push_back({a, best, 0});
+    a = best + 1;
+  }
+  return gs;
+}
+
+}  // namespace
+
+Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
+                                       size_t* smallest) {
+  ScheduleChoice choice;
+  choice.schedule.block.assign(nodes.size(), 0);
+  choice.plan = plan_schedule(input_bytes, nodes, choice.schedule);
+  choice.smallest_fit = choice.plan.peak_bytes;
+  if (smallest) *smallest = choice.plan.peak_bytes;
+  if (budget_bytes == 0 || choice.plan.peak_bytes <= budget_bytes) return choice;
+
+  double base = 0;
+  for (const SchedNode& n : nodes) base += n.flops;
+  base = std::max(base, 1.0);
+  // Weight caps: per-layer block bytes, halving from the largest layer's.
+  size_t largest = 0;
+  for (const SchedNode& n : nodes)
+    if (n.block_units) largest = std::max(largest, size_t(n.default_block) * n.block_unit_bytes);
+  std::vector<size_t> caps{0};
+  for (size_t c = size_t(1) << 12; c < largest; c *= 2) caps.push_back(c);
+  std::sort(caps.begin() + 1, caps.end(), std::greater<size_t>());
+  // Group sets: maximal groups up to each valid end.
+  std::vector<std::vector<BandGroup>> sets{{}};
+  std::set<std::vector<std::pair<int, int>>> seen;
+  for (int end = 1; end < int(nodes.size()); ++end) {
+    std::vector<BandGroup> gs = groups_up_to(nodes, end);
+    std::vector<std::pair<int, int>> key;
+    for (const BandGroup& g : gs) key.push_back({g.first, g.last});
+    if (gs.empty() || !seen.insert(key).second) continue;
+    sets.push_back(gs);
+  }
+  auto make = [&](const Candidate& c) {
+    Schedule s;
+    s.block = blocks_for(nodes, c.weight_cap);
+    for (BandGroup g : c.groups) {
+      const int h = nodes[size_t(g.last)].out_h;
+      g.band_rows = std::max(1, (h + c.divisor - 1) / c.divisor);
+      s.groups.push_back(g);
+    }
+    return s;
+  };
+  std::vector<Candidate> all;
+  for (const auto& gs : sets)
+    for (int d = 1;; d *= 2) {
+      for (size_t cap : caps) {
+        Candidate c{gs, d, cap, 0};
+        c.cost = extra_cost(nodes, make(c));
+        all.push_back(c);
+      }
+      if (gs.empty()) break;
+      int max_h = 0;
+      for (const BandGroup& g : gs) max_h = std::max(max_h, nodes[size_t(g.last)].out_h);
+      if (d >= max_h) break;
+    }
+  // The least memory each group set reaches (smallest blocks, one-row bands): the refusal's figure.
+  size_t least = choice.plan.peak_bytes;
+  for (const Candidate& c : all) {
+    if (c.weight_cap != caps.back()) continue;
+    bool finest = true;
+    for (const BandGroup& g : c.groups) finest = finest && (nodes[size_t(g.last)].out_h + c.divisor - 1) / c.divisor <= 1;
+    if (!finest && !c.groups.empty()) continue;
+    least = std::min(least, plan_schedule(input_bytes, nodes, make(c)).peak_bytes);
+  }
+  choice.smallest_fit = least;
+  if (smallest) *smallest = least;
+  if (least > budget_bytes)
+    return Result<ScheduleChoice>(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(budget_bytes) +
+                                                          ": the smallest is " + format_bytes(least) + " (" +
+                                                          std::to_string(least) + " bytes)");
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
+  for (const Candidate& c : all) {
+    Schedule s = make(c);
+    Plan p = plan_schedule(input_bytes, nodes, s);
+    if (p.peak_bytes > budget_bytes) continue;
+    choice.schedule = std::move(s);
+    choice.plan = std::move(p);
+    choice.cost_ratio = (base + c.cost) / base;
+    return choice;
+  }
+  return Result<ScheduleChoice>(ErrorKind::kInternal, "schedule search found no fit above its own smallest figure");
+}
+
+std::string describe_schedule(const Schedule& s) {
+  std::string out;
+  int blocked = 0;
+  for (int b : s.block) blocked += b > 0;
+  if (blocked) out += std::to_string(blocked) + " layers with weights in blocks of output channels";
+  for (const BandGroup& g : s.groups) {
+    if (!out.empty()) out += "; ";
+    out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +
+           std::to_string(g.band_rows) + " rows";
+  }
+  return out.empty() ? "default (layer at a time, whole weights)" : out;
+}
+
+}  // namespace mdfi
+
+namespace mdfi {
+
+int scheduled_block(const ExecOptions* exec, int layer) {
+  if (!exec || !exec->schedule || layer < 0 || size_t(layer) >= exec->schedule->block.size()) return 0;
+  return exec->schedule->block[size_t(layer)];
+}
+
+}  // namespace mdfi
