@@ -106,7 +106,13 @@ Action add_plan_command(CLI::App& app) {
     if (!args->max_mem.empty()) {
       auto budget = parse_size(args->max_mem);
       if (!budget.ok()) return report(Status(budget.status().kind(), "--max-mem: " + budget.status().message()));
-      auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net), *budget);
+      size_t beside = 0;  // with an IMAGE, its decoder works beside the whole arena
+      if (!image->empty()) {
+        auto e = estimate_preprocess(*net, *args, *image, 0);
+        if (!e.ok()) return report(e.status());
+        beside = e->setup_bytes;
+      }
+      auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net), *budget, nullptr, beside);
       if (!choice.ok()) return report(choice.status());
       schedule = choice->schedule;
       plan = std::move(choice->plan);
@@ -114,7 +120,11 @@ Action add_plan_command(CLI::App& app) {
     }
     print_layer_table(stdout, *net, &plan);
     print_totals(stdout, *net);
-    if (!args->max_mem.empty()) print_schedule(stdout, *net, schedule, cost_ratio);
+    if (!args->max_mem.empty()) {
+      print_schedule(stdout, *net, schedule, cost_ratio);
+      std::printf("arena for this schedule: %s (%zu bytes; what the process holds for the network)\n",
+                  format_bytes(plan_arena(plan, true).size).c_str(), plan_arena(plan, true).size);
+    }
     const auto& peak = net->layers[size_t(plan.peak_layer)];
     std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; the network)\n", format_bytes(plan.peak_bytes).c_str(),
                 plan.peak_layer, peak->kind(), plan.peak_bytes);

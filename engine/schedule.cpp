@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "arena_plan.h"
 #include "kernels/sgemm.h"
 #include "layer.h"
 
@@ -135,10 +136,11 @@ bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
 
 namespace {
 
-// Time of a schedule relative to the default, in FLOP-equivalents: each extra weight block
-// packs the layer's B matrix again (~2 per element), each extra band re-reads and re-packs the
-// group's weights (~3 per float) and pays a fixed cost per GEMM call. Only used to order the
-// schedules; the bench measures the real ratio.
+// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 on a
+// 2-core x86 box: packing one im2col element again costs what ~100 FLOPs of the SGEMM do,
+// reading and packing a weight again ~150. Each extra weight block packs the layer's im2col
+// matrix again; each extra band re-reads and re-packs the group's weights and pays for its GEMM
+// calls. Only orders the schedules; bench/memory.sh measures the real ratio.
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
   std::vector<int> bands(nodes.size(), 1);
@@ -151,34 +153,57 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
     const int block = i < s.block.size() ? s.block[i] : 0;
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
     if (n.band == SchedNode::Band::kConv) {
-      extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 2;
-      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 3 + 2e4 * nb);
+      extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 150 + 2.5e6 * nb);
+    } else if (n.block_units && nb > 1) {
+      extra += double(nb) * 1e5;
     } else {
-      extra += double(bands[i] - 1) * 2e3;
+      extra += double(bands[i] - 1) * 1e5;
     }
   }
   return extra;
 }
 
-struct Candidate {
-  std::vector<BandGroup> groups;  // band_rows filled per divisor
-  int divisor = 1;
-  size_t weight_cap = 0;  // 0 = default blocks
-  double cost = 0;
-};
+// The most output channels whose block takes at most `bytes` (never fewer than one panel).
+int block_within(const SchedNode& n, size_t bytes) {
+  const int m = n.block_multiple;
+  const size_t room = bytes > n.block_fixed_bytes ? bytes - n.block_fixed_bytes : 0;
+  int u = int(std::min<size_t>(size_t(n.block_units), room / std::max<size_t>(1, n.block_unit_bytes))) / m * m;
+  return std::max(u, m);
+}
 
-std::vector<int> blocks_for(const std::vector<SchedNode>& nodes, size_t cap) {
-  std::vector<int> b(nodes.size(), 0);
-  if (!cap) return b;
+// Blocks for `groups`: every layer whose step is over `target` gets the largest blocks that
+// bring it under (the others keep whole weights). A layer's weights only live during its own
+// step, so each layer is sized on its own.
+Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, const std::vector<BandGroup>& groups,
+                    size_t target) {
+  Schedule s;
+  s.block.assign(nodes.size(), 0);
+  s.groups = groups;
+  const Plan plan = plan_schedule(input_bytes, nodes, s);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
-    if (!n.block_units || !n.block_unit_bytes) continue;
-    const int m = n.block_multiple;
-    int u = int(std::min<size_t>(size_t(n.block_units), cap / n.block_unit_bytes)) / m * m;
-    u = std::max(u, m);
-    if (u < n.default_block) b[i] = u;
+    const LayerPlan& lp = plan.layers[i];
+    if (!n.block_units || s.group_of(int(i)) || lp.peak_bytes <= target) continue;
+    const size_t over = lp.peak_bytes - target;
+    const int u = block_within(n, lp.weight_bytes > over ? lp.weight_bytes - over : 0);
+    if (u < n.default_block) s.block[i] = u;
   }
-  return b;
+  for (const BandGroup& g : groups) {
+    const LayerPlan& lp = plan.layers[size_t(g.last)];
+    if (lp.peak_bytes <= target) continue;
+    const BandProgram prog = band_program(nodes, s, g);
+    const size_t over = lp.peak_bytes - target;
+    const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
+    for (int l = g.first; l <= g.last; ++l) {
+      const SchedNode& n = nodes[size_t(l)];
+      if (n.band != SchedNode::Band::kConv || !n.block_units) continue;
+      const size_t ws = conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)] * n.out_w);
+      const int u = block_within(n, step > ws ? step - ws : 0);
+      if (u < n.default_block) s.block[size_t(l)] = u;
+    }
+  }
+  return s;
 }
 
 // Maximal valid groups, left to right, among layers [0, end].
@@ -203,26 +228,25 @@ std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end
 
 }  // namespace
 
+size_t schedule_need(const Plan& plan, size_t beside_arena) {
+  if (!beside_arena) return plan.peak_bytes;
+  return std::max(plan.peak_bytes, plan_arena(plan, true).size + beside_arena);
+}
+
 Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
-                                       size_t* smallest) {
+                                       size_t* smallest, size_t beside_arena) {
   ScheduleChoice choice;
   choice.schedule.block.assign(nodes.size(), 0);
   choice.plan = plan_schedule(input_bytes, nodes, choice.schedule);
-  choice.smallest_fit = choice.plan.peak_bytes;
-  if (smallest) *smallest = choice.plan.peak_bytes;
-  if (budget_bytes == 0 || choice.plan.peak_bytes <= budget_bytes) return choice;
+  const size_t default_need = schedule_need(choice.plan, beside_arena);
+  choice.smallest_fit = default_need;
+  if (smallest) *smallest = default_need;
+  if (budget_bytes == 0 || default_need <= budget_bytes) return choice;
 
   double base = 0;
   for (const SchedNode& n : nodes) base += n.flops;
   base = std::max(base, 1.0);
-  // Weight caps: per-layer block bytes, halving from the largest layer's.
-  size_t largest = 0;
-  for (const SchedNode& n : nodes)
-    if (n.block_units) largest = std::max(largest, size_t(n.default_block) * n.block_unit_bytes);
-  std::vector<size_t> caps{0};
-  for (size_t c = size_t(1) << 12; c < largest; c *= 2) caps.push_back(c);
-  std::sort(caps.begin() + 1, caps.end(), std::greater<size_t>());
-  // Group sets: maximal groups up to each valid end.
+  // Group sets: maximal groups up to each valid end; each in bands of 1/2, 1/4, ... of its output.
   std::vector<std::vector<BandGroup>> sets{{}};
   std::set<std::vector<std::pair<int, int>>> seen;
   for (int end = 1; end < int(nodes.size()); ++end) {
@@ -232,55 +256,62 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     if (gs.empty() || !seen.insert(key).second) continue;
     sets.push_back(gs);
   }
-  auto make = [&](const Candidate& c) {
-    Schedule s;
-    s.block = blocks_for(nodes, c.weight_cap);
-    for (BandGroup g : c.groups) {
-      const int h = nodes[size_t(g.last)].out_h;
-      g.band_rows = std::max(1, (h + c.divisor - 1) / c.divisor);
-      s.groups.push_back(g);
-    }
-    return s;
-  };
-  std::vector<Candidate> all;
-  for (const auto& gs : sets)
-    for (int d = 1;; d *= 2) {
-      for (size_t cap : caps) {
-        Candidate c{gs, d, cap, 0};
-        c.cost = extra_cost(nodes, make(c));
-        all.push_back(c);
-      }
-      if (gs.empty()) break;
-      int max_h = 0;
-      for (const BandGroup& g : gs) max_h = std::max(max_h, nodes[size_t(g.last)].out_h);
+  std::vector<std::vector<BandGroup>> layouts;
+  for (const auto& gs : sets) {
+    int max_h = 1;
+    for (const BandGroup& g : gs) max_h = std::max(max_h, nodes[size_t(g.last)].out_h);
+    for (int d = gs.empty() ? max_h : 2;; d *= 2) {
+      std::vector<BandGroup> l = gs;
+      for (BandGroup& g : l) g.band_rows = std::max(1, (nodes[size_t(g.last)].out_h + d - 1) / d);
+      layouts.push_back(l);
       if (d >= max_h) break;
     }
-  // The least memory each group set reaches (smallest blocks, one-row bands): the refusal's figure.
-  size_t least = choice.plan.peak_bytes;
-  for (const Candidate& c : all) {
-    if (c.weight_cap != caps.back()) continue;
-    bool finest = true;
-    for (const BandGroup& g : c.groups) finest = finest && (nodes[size_t(g.last)].out_h + c.divisor - 1) / c.divisor <= 1;
-    if (!finest && !c.groups.empty()) continue;
-    least = std::min(least, plan_schedule(input_bytes, nodes, make(c)).peak_bytes);
+  }
+  // For each layout: blocks sized to the budget (the arena's own slack shrinks the target a few
+  // times when an image's decoder sits beside it), the least it can reach, and its cost.
+  size_t least = default_need;
+  bool found = false;
+  double best_cost = 0;
+  for (const auto& l : layouts) {
+    const Schedule finest = fit_blocks(input_bytes, nodes, l, 0);
+    const Plan fp = plan_schedule(input_bytes, nodes, finest);
+    const size_t floor = schedule_need(fp, beside_arena);
+    least = std::min(least, floor);
+    if (floor > budget_bytes) continue;
+    // The largest per-layer target whose blocks fit (the arena's slack can need less than the
+    // budget): found by bisection, starting from the finest blocks, which fit.
+    Schedule s = finest;
+    Plan p = fp;
+    size_t lo = 0, hi = budget_bytes;
+    for (int step = 0; step < 10 && lo < hi; ++step) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      Schedule t = fit_blocks(input_bytes, nodes, l, mid);
+      Plan tp = plan_schedule(input_bytes, nodes, t);
+      if (schedule_need(tp, beside_arena) <= budget_bytes) {
+        lo = mid;
+        s = std::move(t);
+        p = std::move(tp);
+        if (mid == budget_bytes) break;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const double cost = extra_cost(nodes, s);
+    if (!found || cost < best_cost) {
+      found = true;
+      best_cost = cost;
+      choice.schedule = std::move(s);
+      choice.plan = std::move(p);
+    }
   }
   choice.smallest_fit = least;
   if (smallest) *smallest = least;
-  if (least > budget_bytes)
+  if (!found)
     return Result<ScheduleChoice>(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(budget_bytes) +
                                                           ": the smallest is " + format_bytes(least) + " (" +
                                                           std::to_string(least) + " bytes)");
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
-  for (const Candidate& c : all) {
-    Schedule s = make(c);
-    Plan p = plan_schedule(input_bytes, nodes, s);
-    if (p.peak_bytes > budget_bytes) continue;
-    choice.schedule = std::move(s);
-    choice.plan = std::move(p);
-    choice.cost_ratio = (base + c.cost) / base;
-    return choice;
-  }
-  return Result<ScheduleChoice>(ErrorKind::kInternal, "schedule search found no fit above its own smallest figure");
+  choice.cost_ratio = (base + best_cost) / base;
+  return choice;
 }
 
 std::string describe_schedule(const Schedule& s) {

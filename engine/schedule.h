@@ -99,11 +99,16 @@ struct ScheduleChoice {
   size_t smallest_fit = 0;    // the smallest peak any schedule tried reaches
 };
 
-// The cheapest schedule whose plan peak is at most `budget_bytes`; `budget_bytes` = 0 gives the
+// The cheapest schedule whose need (schedule_need) is at most `budget_bytes`; `budget_bytes` = 0 gives the
 // default schedule. kBudget (with the smallest feasible figure in the message and in
 // `smallest`) when none fits.
+// `beside_arena`: bytes a run holds beside the whole arena (an image's decoder, which works
+// while the arena is already allocated): a schedule then also needs its arena size
+// (plan_arena) plus that to fit.
 Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
-                                       size_t* smallest = nullptr);
+                                       size_t* smallest = nullptr, size_t beside_arena = 0);
+// What a schedule's plan needs of the budget: its peak, or its arena plus `beside_arena`.
+size_t schedule_need(const Plan& plan, size_t beside_arena);
 
 // "blocks: 12 layers ...; groups: 0-36 in bands of 4 rows" for `mdfi plan`.
 std::string describe_schedule(const Schedule& s);
