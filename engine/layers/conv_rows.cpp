@@ -111,7 +111,10 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
   for (int m0 = 0; m0 < M; m0 += mb) {
     const int rb = std::min(mb, M - m0);
     const int panels = (rb + kernels::kMR - 1) / kernels::kMR;
-#pragma omp parallel for num_threads(pt) schedule(static)
+    // A small block is packed by this thread alone: a parallel region per block costs more than
+    // its packing on a busy machine.
+    const int pack = panels >= 4 * pt ? pt : 1;
+#pragma omp parallel for num_threads(pack) schedule(static) if (pack > 1)
     for (int t = 0; t < panels; ++t) {
 #if defined(_OPENMP)
       const int tid = omp_get_thread_num();
