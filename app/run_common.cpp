@@ -359,11 +359,22 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
   for (const LayerRunStats& s : run.stats) {
     std::string freed;
     for (int b : s.freed) freed += (freed.empty() ? "" : ",") + (b < 0 ? std::string("in") : std::to_string(b));
-    std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
+    // Under a --max-mem schedule: what it did to this layer.
+    std::string sched;
+    if (pm.schedule) {
+      if (const BandGroup* g = pm.schedule->group_of(s.index))
+        sched = s.index < g->last ? "  (rows only, in group " + std::to_string(g->first) + "-" + std::to_string(g->last) + ")"
+                                  : "  (group " + std::to_string(g->first) + "-" + std::to_string(g->last) + " in bands of " +
+                                        std::to_string(g->band_rows) + " rows)";
+      if (size_t(s.index) < pm.schedule->block.size() && pm.schedule->block[size_t(s.index)])
+        sched += "  (weights in blocks of " + std::to_string(pm.schedule->block[size_t(s.index)]) + ")";
+    }
+    std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s%s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
                  format_bytes(s.weight_bytes).c_str(), format_bytes(s.workspace_bytes).c_str(),
                  format_bytes(s.activation_bytes).c_str(), format_bytes(s.heap_peak).c_str(),
-                 format_bytes(s.heap_after).c_str(), freed.c_str());
+                 format_bytes(s.heap_after).c_str(), freed.c_str(), sched.c_str());
   }
+  if (pm.schedule) std::fprintf(out, "schedule (--max-mem): %s\n", describe_schedule(*pm.schedule).c_str());
   const MemSnapshot& p = mem.at_peak();
   std::fprintf(out,
                "peak tracked heap: %s at %s (weights %s, activations %s, workspace %s, other %s); predicted %s; "
