@@ -107,7 +107,14 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
         std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(*budget).c_str(),
                      describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());
     }
-    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, *budget));
+    if (Status st = check_budget(pm.net, pm.plan, 0, *budget); !st.ok()) {
+      // Only the optimised CPU path streams weights in blocks and runs layers in bands.
+      const char* why = args.backend != "cpu" ? " (smaller schedules run on the CPU backend only)"
+                        : args.reference      ? " (smaller schedules need the optimised kernels: drop --reference)"
+                        : args.keep_weights   ? " (smaller schedules stream the weights: drop --keep-weights)"
+                                              : "";
+      return Status(st.kind(), st.message() + why);
+    }
     if (args.keep_weights && args.backend == "cpu") {
       const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
       if (pm.plan.peak_bytes + kept > *budget)
