@@ -94,6 +94,7 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
     }
   }
   auto view_of = [&](int src) -> RowWindow {
+    while (src >= g.first && nodes[size_t(src)].band == SchedNode::Band::kAlias) src = net.layers[size_t(src)]->sources[0];
     if (src >= g.first) return win[size_t(src - g.first)];
     const Shape s = src < 0 ? net.input_shape() : net.layers[size_t(src)]->out;
     return RowWindow::whole(const_cast<float*>(external.at(src)), s);
@@ -102,6 +103,7 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
   for (const std::vector<BandStep>& band : prog.bands)
     for (const BandStep& st : band) {
       const int idx = st.layer - g.first;
+      if (nodes[size_t(st.layer)].band == SchedNode::Band::kAlias) continue;  // its source's rows
       RowWindow& w = win[size_t(idx)];
       if (idx + 1 < count && st.keep > w.lo) {
         // Drop the rows no consumer needs any more: the kept ones move to the window's start.
@@ -122,7 +124,9 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
         io.params = &params;
         io.mem = &mem;
         io.exec = &exec;
-        Status s = conv_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to, scheduled_block(&exec, st.layer));
+        Status s = c->depthwise()
+                       ? depthwise_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to)
+                       : conv_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to, scheduled_block(&exec, st.layer));
         if (!s.ok()) return s;
       } else if (auto* m = dynamic_cast<const MaxPoolLayer*>(&layer)) {
         pool_rows(*m, view_of(layer.sources[0]), w, st.from, st.to, threads);

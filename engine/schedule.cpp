@@ -37,13 +37,16 @@ size_t conv_workspace_bytes(const SchedNode& node, int columns) {
 }
 
 // Input rows that output rows [y0, y1) of `c` read, clamped to the input's height.
+static bool same_rows(const SchedNode& c) {
+  return c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat || c.band == SchedNode::Band::kAlias;
+}
 static int lo_in(const SchedNode& c, int y0) {
-  if (c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat) return y0;
+  if (same_rows(c)) return y0;
   return std::max(0, y0 * c.s - c.pad_top);
 }
 static int hi_in(const SchedNode& c, int y1, int in_h) {
   if (y1 <= 0) return 0;
-  if (c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat) return std::min(y1, in_h);
+  if (same_rows(c)) return std::min(y1, in_h);
   return std::max(0, std::min(in_h, (y1 - 1) * c.s - c.pad_top + c.k));
 }
 
@@ -69,7 +72,15 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
     std::vector<BandStep> steps;
     for (int l = 0; l < count; ++l) {
       int k = done[size_t(l)];
-      for (int c : consumers[size_t(l)]) k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+      // An alias (dropout) holds no rows: its consumers read this layer's window.
+      std::vector<int> readers = consumers[size_t(l)];
+      for (size_t r = 0; r < readers.size(); ++r) {
+        const int c = readers[r];
+        if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
+          readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
+        else
+          k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+      }
       if (l == count - 1) k = 0;  // the group's output is whole
       k = std::max(k, keep[size_t(l)]);
       steps.push_back({first + l, k, done[size_t(l)], target[size_t(l)]});
@@ -81,9 +92,16 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
     p.bands.push_back(std::move(steps));
   }
   p.window_rows[size_t(count - 1)] = H;
-  for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  for (int l = 0; l + 1 < count; ++l) {
+    if (nodes[size_t(first + l)].band == SchedNode::Band::kAlias) p.window_rows[size_t(l)] = 0;
+    p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
+    if (node.band == SchedNode::Band::kDepthwise && node.plan.weight_bytes > p.step_bytes) {
+      p.step_bytes = p.step_weight_bytes = node.plan.weight_bytes;  // its whole weights, no workspace
+      continue;
+    }
     if (node.band != SchedNode::Band::kConv) continue;
     const int block = size_t(first + l) < schedule.block.size() ? schedule.block[size_t(first + l)] : 0;
     const size_t w = node.block_units ? blocked_weight_bytes(node, block ? block : node.default_block)
@@ -125,7 +143,8 @@ bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
   if (first < 0 || last <= first || size_t(last) >= nodes.size()) return false;
   for (int l = first; l <= last; ++l) {
     const SchedNode& node = nodes[size_t(l)];
-    if (node.band == SchedNode::Band::kNone || node.plan.aliases_input) return false;
+    if (node.band == SchedNode::Band::kNone) return false;
+    if (node.plan.aliases_input && (node.band != SchedNode::Band::kAlias || l == last)) return false;
     if (l < last && (node.output_head || size_t(l) + 1 == nodes.size())) return false;
   }
   for (size_t c = size_t(last) + 1; c < nodes.size(); ++c)

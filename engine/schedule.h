@@ -47,7 +47,8 @@ struct SchedNode {
   size_t block_fixed_bytes = 0;  // held whatever the block
   size_t block_unit_bytes = 0;   // per output channel in the block
   // Bands: how output rows [y0, y1) map to input rows, [y0*s - pad_top, (y1-1)*s - pad_top + k).
-  enum class Band { kNone, kConv, kPool, kAdd, kConcat };
+  // kDepthwise: a depthwise conv (direct kernel, whole weights); kAlias: dropout (its source's rows).
+  enum class Band { kNone, kConv, kDepthwise, kPool, kAdd, kConcat, kAlias };
   Band band = Band::kNone;
   int out_h = 0, out_w = 0;
   size_t row_bytes = 0;  // one output row over all channels

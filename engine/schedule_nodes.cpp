@@ -27,7 +27,14 @@ std::vector<SchedNode> sched_nodes_for(const Network& net) {
     n.flops = l.flops();
     n.output_head = l.is_output_head();
     if (auto* c = dynamic_cast<const ConvLayer*>(&l)) {
-      if (c->groups != 1) continue;  // grouped and depthwise convolutions keep today's path
+      if (c->depthwise()) {  // the direct kernel, whole weights (they are small)
+        n.band = SchedNode::Band::kDepthwise;
+        n.k = c->size;
+        n.s = c->stride;
+        n.pad_top = c->pad;
+        continue;
+      }
+      if (c->groups != 1) continue;  // grouped convolutions keep today's path
       const int K = c->in.c * c->size * c->size;
       n.block_units = c->filters;
       n.block_multiple = kernels::kMR;
@@ -57,6 +64,8 @@ std::vector<SchedNode> sched_nodes_for(const Network& net) {
           !(s->source_shapes[0] == s->out))
         continue;
       n.band = SchedNode::Band::kAdd;
+    } else if (l.aliases_input() && l.sources.size() == 1 && l.out == l.source_shapes[0]) {
+      n.band = SchedNode::Band::kAlias;  // dropout at inference
     } else if (auto* r = dynamic_cast<const RouteLayer*>(&l)) {
       bool same = true;
       for (const Shape& sh : r->source_shapes) same = same && sh.h == l.out.h && sh.w == l.out.w;

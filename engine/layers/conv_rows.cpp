@@ -140,4 +140,54 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
   return Status::Ok();
 }
 
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1) {
+  if (y1 <= y0) return Status::Ok();
+  const size_t n = size_t(l.filters);
+  const int kk = l.size * l.size;
+  auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  if (!bias.ok()) return bias.status();
+  auto w = Buffer::make(*io.mem, n * kk, MemCategory::kWeights, "conv weights");
+  if (!w.ok()) return w.status();
+  MDFI_RETURN_IF_ERROR(io.params->read(n * (l.batch_normalize ? 4 : 1), w->data(), n * kk));
+  for (size_t f = 0; f < n; ++f) {  // as forward_fast's folding
+    float b = head->data()[f], factor = 1.f;
+    if (l.batch_normalize) {
+      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const double d = bn_denominator(var, l.compat);
+      factor = float(scale / d);
+      b = float(b - double(scale) * mean / d);
+      for (int i = 0; i < kk; ++i) w->data()[f * kk + i] *= factor;
+    }
+    bias->data()[f] = b;
+  }
+  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
+  const int k = l.size, s = l.stride, p = l.pad, ow = l.out.w, iw = in.w;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < l.filters; ++c) {
+    const float* wk = w->data() + size_t(c) * kk;
+    for (int oy = y0; oy < y1; ++oy) {
+      float* orow = out.row(c, oy);
+      std::fill(orow, orow + ow, 0.f);
+      for (int ky = 0; ky < k; ++ky) {
+        const int iy = oy * s + ky - p;
+        if (iy < 0 || iy >= in.h) continue;
+        const float* irow = in.row(c, iy);
+        for (int kx = 0; kx < k; ++kx) {
+          const float wv = wk[ky * k + kx];
+          const int lo = std::max(0, (p - kx + s - 1) / s);
+          const int hi = std::min(ow, (iw - 1 + p - kx) / s + 1);
+          const float* src = irow + kx - p;
+          for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
+        }
+      }
+      const float bv = bias->data()[c];
+      for (int ox = 0; ox < ow; ++ox) orow[ox] += bv;
+      activate_array(orow, size_t(ow), l.activation);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace mdfi

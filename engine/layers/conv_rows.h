@@ -41,4 +41,8 @@ double bn_denominator(float var, Compat compat);
 Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
                  int block);
 
+// Output rows [y0, y1) of a depthwise `l` (kernels::depthwise_conv's taps, order and roundings:
+// per output, a zero, then (ky, kx) multiply-adds, then the bias and the activation).
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1);
+
 }  // namespace mdfi

@@ -51,8 +51,9 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// A random small network: conv stacks (1x1 and 3x3, strides 1 and 2, with and without
-// batch-norm), max pools, shortcuts, and routes both inside a run and back across it.
+// A random small network: conv stacks (1x1, 3x3 and depthwise, strides 1 and 2, with and
+// without batch-norm), max pools, dropouts, shortcuts, and routes both inside a run and back
+// across it.
 std::string random_cfg(std::mt19937& rng) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int h = pick(9, 30), w = pick(9, 30), c = pick(1, 4);
@@ -65,7 +66,7 @@ std::string random_cfg(std::mt19937& rng) {
   const int layers = pick(4, 11);
   const char* acts[] = {"leaky", "linear", "logistic", "relu"};
   for (int i = 0; i < layers; ++i) {
-    const int kind = pick(0, 9);
+    const int kind = pick(0, 11);
     const S cur = shapes.empty() ? S{c, h, w} : shapes.back();
     // A shortcut or route needs an earlier layer of the same size.
     int same = -1;
@@ -80,6 +81,15 @@ std::string random_cfg(std::mt19937& rng) {
     } else if (kind == 8 && same >= 0) {
       cfg += "[route]\nlayers=-1," + std::to_string(same) + "\n";
       shapes.push_back({cur.c + shapes[size_t(same)].c, cur.h, cur.w});
+    } else if (kind == 10) {  // depthwise, as Yolo-Fastest
+      const int stride = (cur.h >= 6 && pick(0, 2) == 0) ? 2 : 1;
+      cfg += "[convolutional]\nbatch_normalize=" + std::to_string(pick(0, 1)) + "\nfilters=" + std::to_string(cur.c) +
+             "\ngroups=" + std::to_string(cur.c) + "\nsize=3\nstride=" + std::to_string(stride) + "\npad=1\nactivation=" +
+             acts[pick(0, 3)] + "\n";
+      shapes.push_back({cur.c, (cur.h + 2 - 3) / stride + 1, (cur.w + 2 - 3) / stride + 1});
+    } else if (kind == 11 && !shapes.empty()) {
+      cfg += "[dropout]\nprobability=.2\n";
+      shapes.push_back(cur);
     } else if (kind == 9 && cur.h >= 3 && cur.w >= 3) {
       const int size = pick(2, 3), stride = pick(1, 2);
       cfg += "[maxpool]\nsize=" + std::to_string(size) + "\nstride=" + std::to_string(stride) + "\n";
@@ -226,8 +236,8 @@ activation=linear
 
 TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce layer-at-a-time outputs", "[plan]") {
   std::mt19937 rng(20261203);
-  int grouped = 0;
-  for (int trial = 0; trial < 24; ++trial) {
+  int grouped = 0, grouped_depthwise = 0, grouped_dropout = 0;
+  for (int trial = 0; trial < 32; ++trial) {
     const std::string cfg = random_cfg(rng);
     INFO("cfg:\n" << cfg);
     auto net = network_from_text(cfg, "sched_random.cfg");
@@ -256,6 +266,11 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
       REQUIRE(choice.ok());
       CHECK(choice->plan.peak_bytes <= budget);
       grouped += !choice->schedule.groups.empty();
+      for (const BandGroup& g : choice->schedule.groups)
+        for (int l = g.first; l <= g.last; ++l) {
+          grouped_depthwise += nodes[size_t(l)].band == SchedNode::Band::kDepthwise;
+          grouped_dropout += nodes[size_t(l)].band == SchedNode::Band::kAlias;
+        }
       const RunResult r = run_with(*net, choice->plan, wpath, &choice->schedule, 7, 1);
       CHECK(r.peak <= choice->plan.peak_bytes);
       for (size_t i = 0; i < net->layers.size(); ++i) {
@@ -268,4 +283,6 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
   }
   // The generator must exercise the bands, or this test proves nothing about them.
   CHECK(grouped > 0);
+  CHECK(grouped_depthwise > 0);
+  CHECK(grouped_dropout > 0);
 }
