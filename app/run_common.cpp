@@ -90,16 +90,21 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     pm.budget = *budget;
     // Checked before a single weight is read. On the CPU's optimised path the budget is a
     // target: weight blocks and banded groups (schedule.h) bring the peak under it when they can.
-    if (args.backend == "cpu" && !args.reference && !args.keep_weights && pm.plan.peak_bytes > *budget) {
-      // The images named on the command line: their decoders work beside the whole arena.
-      size_t beside = 0;
-      for (size_t i = 0; i < args.images.size() && i < 64; ++i) {
-        struct stat st {};
-        if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
-        if (e.ok()) beside = std::max(beside, e->setup_bytes);
-      }
-      auto choice = choose_schedule(pm.net.input_shape().bytes(), sched_nodes_for(pm.net), *budget, nullptr, beside);
+    // The images named on the command line: their decoders work beside the whole arena.
+    size_t beside = 0;
+    const bool schedulable = args.backend == "cpu" && !args.reference && !args.keep_weights;
+    for (size_t i = 0; schedulable && i < args.images.size() && i < 64; ++i) {
+      struct stat st {};
+      if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
+      if (e.ok()) beside = std::max(beside, e->setup_bytes);
+    }
+    if (schedulable && schedule_need(pm.plan, beside) > *budget) {
+      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net);
+      auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, *budget, nullptr, beside);
+      // An image too big for any schedule is refused on its own (a record, the batch goes on):
+      // plan for the network alone then.
+      if (!choice.ok() && beside) choice = choose_schedule(pm.net.input_shape().bytes(), nodes, *budget);
       if (!choice.ok()) return choice.status();
       pm.schedule = std::make_shared<Schedule>(choice->schedule);
       pm.plan = std::move(choice->plan);

@@ -179,7 +179,10 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
           const int lo = std::max(0, (p - kx + s - 1) / s);
           const int hi = std::min(ow, (iw - 1 + p - kx) / s + 1);
           const float* src = irow + kx - p;
-          for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
+          if (s == 1)  // the common case, in a loop the compiler vectorises (same roundings)
+            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox];
+          else
+            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
         }
       }
       const float bv = bias->data()[c];
