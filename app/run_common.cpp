@@ -108,6 +108,8 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       if (!choice.ok()) return choice.status();
       pm.schedule = std::make_shared<Schedule>(choice->schedule);
       pm.plan = std::move(choice->plan);
+      // Post-processing's room is what this schedule's smaller arena leaves (as `mdfi plan` says).
+      if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
       if (verbosity().verbose)
         std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(*budget).c_str(),
                      describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());

@@ -1,10 +1,10 @@
 // --max-mem schedules (issue 19) against the default schedule, through the CLI: at the smallest
 // budget the planner accepts and halfway to the default peak, every layer mdfi still produces
 // whole (all but the inside of banded groups) is bit-identical to the default run's, and so are
-// the results.
+// the 50 most confident results (generated weights give a detector more results than
+// post-processing keeps in the smaller arena; it keeps the most confident).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,15 +70,11 @@ void check_schedules(const std::string& net_name, const char* command) {
       ++compared;
     }
     CHECK(compared > missing);
-    // The network's layers stayed within the budget. (Post-processing is not planned: with
-    // generated weights a detector yields ~10^4 boxes whose records can outgrow it.)
+    // The whole run, post-processing included, stayed within the budget.
     const std::string report = slurp(tag + ".json");
-    size_t worst = 0, layers = 0;
-    for (size_t at = report.find("\"heap_peak\": "); at != std::string::npos;
-         at = report.find("\"heap_peak\": ", at + 1), ++layers)
-      worst = std::max<size_t>(worst, std::strtoull(report.c_str() + at + 13, nullptr, 10));
-    CHECK(layers > 0);
-    CHECK(worst <= budget);
+    const size_t at = report.find("\"peak_bytes\": ");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::strtoull(report.c_str() + at + 14, nullptr, 10) <= budget);
   }
   std::system(("rm -rf '" + dir + "'").c_str());
 }
@@ -86,7 +82,7 @@ void check_schedules(const std::string& net_name, const char* command) {
 }  // namespace
 
 TEST_CASE("--max-mem schedules reproduce the default layer by layer: yolov3-tiny", "[parity]") {
-  check_schedules("yolov3-tiny", "detect");
+  check_schedules("yolov3-tiny", "detect --top 50");
 }
 TEST_CASE("--max-mem schedules reproduce the default layer by layer: alexnet", "[parity]") {
   check_schedules("alexnet", "classify --top 1");
