@@ -115,8 +115,7 @@ PY
     "$target" "$met" "$s_same" "$(python3 -c "print($hi/1e6)")" "$a_heap" "$(python3 -c "print($a_time/$d_time)")" "$a_same"
 done
 echo "met: 'yes' = heap within the target and time within the allowance at the smallest budget; 'heap' = heap only."
-echo "The budget covers preprocessing and the network; detection post-processing is not planned (on generated"
-echo "weights a detector yields ~10^5 boxes whose records dominate the whole-process heap): see the tracked column."
-echo "identical: 'capped' = the network's outputs are identical (tests), but more results than post-processing's"
-echo "limits allow in the smaller arena (generated weights), so the best-scoring were kept; see app/README."
+echo "The budget covers preprocessing, the network and post-processing, whose limits follow the schedule's arena."
+echo "identical: 'capped' = the results are the default run's most confident ones, in order: generated weights give"
+echo "more results than post-processing's limits allow in the smaller arena (the network's outputs are identical: tests)."
 echo "threads: $THREADS; image: $IMAGE; heap = heaptrack's peak of the whole process (decimal MB)."
