@@ -99,7 +99,6 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
     const Shape s = src < 0 ? net.input_shape() : net.layers[size_t(src)]->out;
     return RowWindow::whole(const_cast<float*>(external.at(src)), s);
   };
-  const int threads = std::max(1, exec.threads);
   for (const std::vector<BandStep>& band : prog.bands)
     for (const BandStep& st : band) {
       const int idx = st.layer - g.first;
@@ -118,18 +117,23 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       if (st.to - w.lo > w.cap)
         return Status(ErrorKind::kInternal, "layer " + std::to_string(st.layer) + ": band window too small");
       const Layer& layer = *net.layers[size_t(st.layer)];
+      // A small step runs on this thread alone: waking the team for a few hundred microseconds
+      // of work costs more than it saves, and much more on a busy machine.
+      const double step_flops = nodes[size_t(st.layer)].flops * (st.to - st.from) / std::max(1, layer.out.h);
+      ExecOptions step_exec = exec;
+      if (step_flops < 8e6) step_exec.threads = 1;
       if (auto* c = dynamic_cast<const ConvLayer*>(&layer)) {
         LayerParams params(weights, layer, offsets[size_t(st.layer)]);
         LayerIO io;
         io.params = &params;
         io.mem = &mem;
-        io.exec = &exec;
+        io.exec = &step_exec;
         Status s = c->depthwise()
                        ? depthwise_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to)
                        : conv_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to, scheduled_block(&exec, st.layer));
         if (!s.ok()) return s;
       } else if (auto* m = dynamic_cast<const MaxPoolLayer*>(&layer)) {
-        pool_rows(*m, view_of(layer.sources[0]), w, st.from, st.to, threads);
+        pool_rows(*m, view_of(layer.sources[0]), w, st.from, st.to, std::max(1, step_exec.threads));
       } else if (auto* a = dynamic_cast<const ShortcutLayer*>(&layer)) {
         add_rows(*a, view_of(layer.sources[0]), view_of(layer.sources[1]), w, st.from, st.to);
       } else if (auto* r = dynamic_cast<const RouteLayer*>(&layer)) {
