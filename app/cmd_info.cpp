@@ -14,6 +14,7 @@
 #include "path_guard.h"
 #include "plan.h"
 #include "run_common.h"
+#include "schedule.h"
 #include "weights.h"
 
 namespace mdfi::app {
@@ -21,6 +22,26 @@ namespace mdfi::app {
 static void print_warnings(const Network& net) {
   if (verbosity().quiet) return;
   for (const auto& w : net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
+}
+
+// The schedule --max-mem chose, per layer: which weights go in blocks, which layers run in bands.
+static void print_schedule(std::FILE* out, const Network& net, const Schedule& s, double cost_ratio) {
+  const std::vector<SchedNode> nodes = sched_nodes_for(net);
+  std::fprintf(out, "schedule: %s\n", describe_schedule(s).c_str());
+  for (size_t i = 0; i < s.block.size(); ++i)
+    if (s.block[i])
+      std::fprintf(out, "  layer %zu [%s]: weights in blocks of %d of %d output channels (%s held instead of %s)\n", i,
+                   net.layers[i]->kind(), s.block[i], nodes[i].block_units,
+                   format_bytes(blocked_weight_bytes(nodes[i], s.block[i])).c_str(),
+                   format_bytes(nodes[i].plan.weight_bytes).c_str());
+  for (const BandGroup& g : s.groups) {
+    const BandProgram p = band_program(nodes, s, g);
+    std::fprintf(out, "  layers %d-%d: %zu bands of %d rows of layer %d's output; row windows %s, one layer's weights and "
+                 "workspace at a time (up to %s)\n", g.first, g.last, p.bands.size(), g.band_rows, g.last,
+                 format_bytes(p.window_bytes).c_str(), format_bytes(p.step_bytes).c_str());
+  }
+  std::fprintf(out, "extra compute: 0.0%% of FLOPs (bands keep the halo rows instead of recomputing them); "
+               "predicted time %.2fx the default schedule's (cost model)\n", cost_ratio);
 }
 
 Action add_info_command(CLI::App& app) {
@@ -72,19 +93,53 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_flag("--fast-decode", args->fast_decode, "as detect/classify --fast-decode");
   cmd->add_flag("--exif-rotate", args->exif_rotate, "as detect/classify --exif-rotate");
   cmd->add_option("--decoder", args->decoder, "as detect/classify --decoder")->check(CLI::IsMember({"auto", "stb"}));
+  cmd->add_option("--max-mem", args->max_mem,
+                  "plan for this budget: the fastest schedule (weight blocks, banded layer groups) whose peak fits it");
   return [args, image]() {
     auto m = resolve_model(args->model, "yolov3", false);
     if (!m.ok()) return report(m.status());
     auto net = build_model(*m, args->model);
     if (!net.ok()) return report(net.status());
     print_warnings(*net);
-    const Plan plan = make_plan(*net);
+    Plan plan = make_plan(*net);
+    Schedule schedule;
+    double cost_ratio = 1;
+    if (!args->max_mem.empty()) {
+      auto budget = parse_size(args->max_mem);
+      if (!budget.ok()) return report(Status(budget.status().kind(), "--max-mem: " + budget.status().message()));
+      size_t beside = 0;  // with an IMAGE, its decoder works beside the whole arena
+      if (!image->empty()) {
+        auto e = estimate_preprocess(*net, *args, *image, 0);
+        if (!e.ok()) return report(e.status());
+        beside = e->setup_bytes;
+      }
+      // As a run decides (prepare_model): Winograd where the budget allows; when even that is
+      // over, a schedule of weight blocks and bands, which runs without Winograd.
+      ConvChoice within;
+      parse_winograd_mode(args->model.winograd, &within.mode);
+      within.budget_bytes = *budget;
+      choose_conv_algorithms(*net, within);
+      plan = make_plan(*net);
+      if (schedule_need(plan, beside) > *budget) {
+        choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+        auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net), *budget, nullptr, beside);
+        if (!choice.ok()) return report(choice.status());
+        schedule = choice->schedule;
+        plan = std::move(choice->plan);
+        cost_ratio = choice->cost_ratio;
+      }
+    }
     print_layer_table(stdout, *net, &plan);
     print_totals(stdout, *net);
     const std::string winograd = winograd_summary(*net);
     if (!winograd.empty())
       std::printf("winograd: %s (s: weights streamed through the whole input's tiles; --winograd off for none)\n",
                   winograd.c_str());
+    if (!args->max_mem.empty()) {
+      print_schedule(stdout, *net, schedule, cost_ratio);
+      std::printf("arena for this schedule: %s (%zu bytes; what the process holds for the network)\n",
+                  format_bytes(plan_arena(plan, true).size).c_str(), plan_arena(plan, true).size);
+    }
     const auto& peak = net->layers[size_t(plan.peak_layer)];
     std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; the network)\n", format_bytes(plan.peak_bytes).c_str(),
                 plan.peak_layer, peak->kind(), plan.peak_bytes);

@@ -101,15 +101,49 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   }
   if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};
   if (choices.empty()) pm.plan = make_plan(pm.net);  // the network was built with the asked choice
+  // On the CPU's optimised path the budget is a target: weight blocks and banded groups
+  // (schedule.h) bring the peak under it when they can. The images named on the command line:
+  // their decoders work beside the whole arena.
+  const bool schedulable = pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
+  size_t beside = 0;
+  for (size_t i = 0; schedulable && i < args.images.size() && i < 64; ++i) {
+    struct stat st {};
+    if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
+    if (e.ok()) beside = std::max(beside, e->setup_bytes);
+  }
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);
     pm.plan = make_plan(pm.net);
     if (!pm.budget) break;
     const bool last = k + 1 == choices.size();
     // Checked before a single weight is read.
+    if (schedulable && schedule_need(pm.plan, beside) > pm.budget) {
+      // Bands and weight blocks run the im2col + SGEMM kernels, so a schedule runs without
+      // Winograd: its outputs are bit-identical to --winograd off.
+      choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
+      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net);
+      auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, beside);
+      // An image too big for any schedule is refused on its own (a record, the batch goes on):
+      // plan for the network alone then.
+      if (!choice.ok() && beside) choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget);
+      if (!choice.ok()) return choice.status();
+      pm.schedule = std::make_shared<Schedule>(choice->schedule);
+      pm.plan = std::move(choice->plan);
+      if (verbosity().verbose)
+        std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(pm.budget).c_str(),
+                     describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());
+    }
     // The first choice has the lowest peak (it lowers layers over the budget where Winograd can):
     // when even it is over, so are the others.
-    MDFI_RETURN_IF_ERROR(check_budget(pm.net, pm.plan, 0, pm.budget));
+    if (Status st = check_budget(pm.net, pm.plan, 0, pm.budget); !st.ok()) {
+      // Only the optimised CPU path streams weights in blocks and runs layers in bands.
+      const char* why = args.backend != "cpu" ? " (smaller schedules run on the CPU backend only)"
+                        : args.reference      ? " (smaller schedules need the optimised kernels: drop --reference)"
+                        : args.keep_weights   ? " (smaller schedules stream the weights: drop --keep-weights)"
+                                              : "";
+      return Status(st.kind(), st.message() + why);
+    }
     if (args.keep_weights && args.backend == "cpu") {
       const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
       if (pm.plan.peak_bytes + kept > pm.budget) {
@@ -333,6 +367,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   exec.reference = args.reference;
   exec.prefetch = !args.no_prefetch && !(pm.resident && pm.resident->tracker().peak() > 0);
   exec.resident = pm.resident.get();
+  exec.schedule = pm.schedule.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
   const auto t_forward = std::chrono::steady_clock::now();
   MDFI_ASSIGN_OR_RETURN(auto out, pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks) : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec));
@@ -367,11 +402,22 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
   for (const LayerRunStats& s : run.stats) {
     std::string freed;
     for (int b : s.freed) freed += (freed.empty() ? "" : ",") + (b < 0 ? std::string("in") : std::to_string(b));
-    std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
+    // Under a --max-mem schedule: what it did to this layer.
+    std::string sched;
+    if (pm.schedule) {
+      if (const BandGroup* g = pm.schedule->group_of(s.index))
+        sched = s.index < g->last ? "  (rows only, in group " + std::to_string(g->first) + "-" + std::to_string(g->last) + ")"
+                                  : "  (group " + std::to_string(g->first) + "-" + std::to_string(g->last) + " in bands of " +
+                                        std::to_string(g->band_rows) + " rows)";
+      if (size_t(s.index) < pm.schedule->block.size() && pm.schedule->block[size_t(s.index)])
+        sched += "  (weights in blocks of " + std::to_string(pm.schedule->block[size_t(s.index)]) + ")";
+    }
+    std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s%s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
                  format_bytes(s.weight_bytes).c_str(), format_bytes(s.workspace_bytes).c_str(),
                  format_bytes(s.activation_bytes).c_str(), format_bytes(s.heap_peak).c_str(),
-                 format_bytes(s.heap_after).c_str(), freed.c_str());
+                 format_bytes(s.heap_after).c_str(), freed.c_str(), sched.c_str());
   }
+  if (pm.schedule) std::fprintf(out, "schedule (--max-mem): %s\n", describe_schedule(*pm.schedule).c_str());
   const MemSnapshot& p = mem.at_peak();
   std::fprintf(out,
                "peak tracked heap: %s at %s (weights %s, activations %s, workspace %s, other %s); predicted %s; "

@@ -17,6 +17,7 @@
 #include "postprocess.h"
 #include "results.h"
 #include "resident_weights.h"
+#include "schedule.h"
 #include "weights.h"
 
 namespace mdfi::app {
@@ -74,6 +75,7 @@ struct PreparedModel {
   size_t budget = 0;  // --max-mem in bytes (0 = none)
   PostLimits post;    // detect: what post-processing may hold per image (detect_post_limits)
   mutable size_t post_capped = 0;  // images whose boxes went over those limits (said once on stderr)
+  std::shared_ptr<Schedule> schedule;  // --max-mem under the default peak: the schedule that fits (else none)
 };
 
 // Detection post-processing's limits for this network: the room its single-image arena leaves

@@ -129,7 +129,8 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
 
   const char* perf = "Memory and speed";
   cmd.add_option("--max-mem", args.max_mem,
-                 "refuse to run (exit 4) when the predicted peak heap is over SIZE, e.g. 64M or 1.5G")
+                 "fit the run in SIZE (e.g. 64M, 1.5G): below the default peak, weights in blocks and early layers in "
+                 "bands (same results); refused (exit 4, naming the smallest that fits) when nothing fits")
       ->group(perf);
   cmd.add_option("--threads,-j", args.threads, "compute threads (0 = all cores)")
       ->capture_default_str()

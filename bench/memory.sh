@@ -4,11 +4,18 @@
 # (max RSS), in one run, and prints a table with the ratio and mdfi's own reported peak.
 # Usage: bench/memory.sh [network ...]   (default: the six of the memory issue, and yolov7-tiny
 # for post-processing at its limits: 10,647 boxes, 210,604 results)
+#        bench/memory.sh --budget [network ...]   (issue 19's table: each network at the smallest
+#        --max-mem its planner accepts, and at the smallest whose predicted time is within the
+#        issue's allowance, beside the default schedule; see bench/memory-budget.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MDFI=${MDFI:-build/app/mdfi}
 IMAGE=${IMAGE:-/usr/share/darknet/data/dog.jpg}
 WORK=${WORK:-/tmp/mdfi-bench-memory}
+if [ "${1:-}" = "--budget" ]; then
+  shift
+  exec bench/memory-budget.sh "$@"
+fi
 NETS=("$@")
 [ ${#NETS[@]} -gt 0 ] || NETS=(yolov3 yolov3-tiny alexnet tiny darknet53 resnet50 yolov7-tiny)
 mkdir -p "$WORK"

@@ -17,6 +17,55 @@ struct Block {
 
 }  // namespace
 
+namespace {
+
+// One greedy placement of `blocks` in the order `rank` gives (the kept outputs first under
+// outputs_first); fills the offsets and returns the layout's size and split.
+enum class Order { kSize, kArea, kLength, kStart };
+
+size_t place_blocks(std::vector<Block>& blocks, int n, bool outputs_first, Order order, size_t* split) {
+  auto kept = [&](const Block& b) { return outputs_first && b.last >= n; };
+  auto key = [&](const Block& b) -> double {
+    const double len = double(b.last - b.first + 1);
+    switch (order) {
+      case Order::kArea: return double(b.bytes) * len;
+      case Order::kLength: return len * 1e15 + double(b.bytes);
+      case Order::kStart: return -double(b.first) * 1e15 + double(b.bytes);
+      default: return double(b.bytes);
+    }
+  };
+  // Ties by earlier start so the layout does not depend on sort stability.
+  std::sort(blocks.begin(), blocks.end(), [&](const Block& a, const Block& b) {
+    if (kept(a) != kept(b)) return kept(a);
+    const double ka = key(a), kb = key(b);
+    if (ka != kb) return ka > kb;
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
+  });
+  *split = 0;
+  for (const Block& b : blocks)
+    if (kept(b)) *split += b.bytes;  // they all live at the end, so they sit side by side below split
+  size_t size = 0;
+  std::vector<const Block*> placed, overlapping;
+  for (Block& b : blocks) {
+    overlapping.clear();
+    for (const Block* p : placed)
+      if (p->first <= b.last && b.first <= p->last) overlapping.push_back(p);
+    std::sort(overlapping.begin(), overlapping.end(),
+              [](const Block* x, const Block* y) { return *x->offset < *y->offset; });
+    size_t at = 0;
+    for (const Block* p : overlapping) {
+      if (*p->offset >= at + b.bytes) break;  // the gap below p fits
+      at = std::max(at, *p->offset + p->bytes);
+    }
+    *b.offset = at;
+    size = std::max(size, at + b.bytes);
+    placed.push_back(&b);
+  }
+  return size;
+}
+
+}  // namespace
+
 ArenaLayout plan_arena(const Plan& plan, bool outputs_first) {
   const int n = int(plan.layers.size());
   ArenaLayout out;
@@ -32,31 +81,16 @@ ArenaLayout plan_arena(const Plan& plan, bool outputs_first) {
     out.transient_bytes[size_t(i)] = arena_transient_bytes(lp.weight_bytes + lp.workspace_bytes);
     if (out.transient_bytes[size_t(i)]) blocks.push_back({out.transient_bytes[size_t(i)], i, i, &out.transient_offset[size_t(i)]});
   }
-  // Largest first (the kept outputs before everything else under outputs_first); ties by earlier
-  // start so the layout does not depend on sort stability.
-  auto kept = [&](const Block& b) { return outputs_first && b.last >= n; };
-  std::sort(blocks.begin(), blocks.end(), [&](const Block& a, const Block& b) {
-    if (kept(a) != kept(b)) return kept(a);
-    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
-  });
-  for (const Block& b : blocks)
-    if (kept(b)) out.split += b.bytes;  // they all live at the end, so they sit side by side below split
-  std::vector<const Block*> placed, overlapping;
-  for (Block& b : blocks) {
-    overlapping.clear();
-    for (const Block* p : placed)
-      if (p->first <= b.last && b.first <= p->last) overlapping.push_back(p);
-    std::sort(overlapping.begin(), overlapping.end(),
-              [](const Block* x, const Block* y) { return *x->offset < *y->offset; });
-    size_t at = 0;
-    for (const Block* p : overlapping) {
-      if (*p->offset >= at + b.bytes) break;  // the gap below p fits
-      at = std::max(at, *p->offset + p->bytes);
-    }
-    *b.offset = at;
-    out.size = std::max(out.size, at + b.bytes);
-    placed.push_back(&b);
+  // Largest first is usually within a few percent of the peak; when it is not (a memory
+  // schedule's long-lived windows beside short-lived blocks), another order often is. The
+  // smallest wins; a tie keeps largest-first.
+  size_t best = ~size_t(0), split = 0;
+  Order best_order = Order::kSize;
+  for (Order o : {Order::kSize, Order::kArea, Order::kLength, Order::kStart}) {
+    const size_t size = place_blocks(blocks, n, outputs_first, o, &split);
+    if (size < best) best = size, best_order = o;
   }
+  out.size = place_blocks(blocks, n, outputs_first, best_order, &out.split);
   return out;
 }
 

@@ -6,6 +6,7 @@
 // rule therefore lives in one place and reaches both.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "memory.h"
@@ -15,6 +16,9 @@
 namespace mdfi {
 
 struct LayerRunStats;
+struct Schedule;
+struct BandGroup;
+class WeightsFile;
 
 // Buffer ids are the plan's: -1 is the network input, i is layer i's output.
 class ExecBackend {
@@ -30,6 +34,16 @@ class ExecBackend {
   // are: the walk adds the layer to out-of-memory messages (others name it already).
   virtual Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
                          LayerRunStats& stats) = 0;
+  // A memory schedule (schedule.h) the backend follows; nullptr: layer at a time.
+  virtual const Schedule* schedule() const { return nullptr; }
+  // Runs a banded group whose last layer writes buffer `output`; `sources` maps each layer the
+  // group reads from outside to its buffer id. Only backends that return a schedule get this.
+  virtual Status forward_group(const Network& net, const BandGroup& group, const std::map<int, int>& sources,
+                               int output, WeightsFile& weights, const std::vector<size_t>& offsets,
+                               LayerRunStats& stats) {
+    (void)net, (void)group, (void)sources, (void)output, (void)weights, (void)offsets, (void)stats;
+    return Status(ErrorKind::kUnsupported, "this backend cannot run banded layer groups");
+  }
   // The buffer's values on the host, valid until the next call (for the hooks).
   virtual Result<const float*> host_view(int id, size_t floats) = 0;
   virtual void release(int id) = 0;

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <memory>
 
+#include "band_exec.h"
 #include "prefetcher.h"
+#include "schedule.h"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -66,6 +68,16 @@ class HostBackend : public ExecBackend {
     stats.workspace_bytes = mem_.phase_category_peak(MemCategory::kWorkspace);
     return Status::Ok();
   }
+  const Schedule* schedule() const override { return exec_.schedule; }
+  Status forward_group(const Network& net, const BandGroup& group, const std::map<int, int>& sources, int output,
+                       WeightsFile& weights, const std::vector<size_t>& offsets, LayerRunStats& stats) override {
+    std::map<int, const float*> ext;
+    for (const auto& kv : sources) ext[kv.first] = at(kv.second).data();
+    MDFI_RETURN_IF_ERROR(run_band_group(net, *exec_.schedule, group, ext, at(output).data(), weights, offsets, mem_, exec_));
+    stats.weight_bytes = mem_.phase_category_peak(MemCategory::kWeights);
+    stats.workspace_bytes = mem_.phase_category_peak(MemCategory::kWorkspace);
+    return Status::Ok();
+  }
   Result<const float*> host_view(int id, size_t) override { return static_cast<const float*>(at(id).data()); }
   void release(int id) override { at(id).reset(); }
   Result<Buffer> take(int id, size_t, MemoryTracker&) override { return std::move(at(id)); }
@@ -95,9 +107,20 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
   std::unique_ptr<Prefetcher> prefetch;
   if (prefetch_weights && offsets.back() > 0) prefetch = std::make_unique<Prefetcher>(weights, offsets.back());
 
+  const Schedule* schedule = backend.schedule();
   for (int i = 0; i < n; ++i) {
     const Layer& layer = *net.layers[i];
     const LayerPlan& lp = plan.layers[i];
+    // A banded group runs as a whole at its last layer; the others hold nothing of their own.
+    const BandGroup* group = schedule ? schedule->group_of(i) : nullptr;
+    if (group && i < group->last) {
+      LayerRunStats stats;
+      stats.index = i;
+      stats.activation_bytes = live_activations;
+      stats.heap_peak = stats.heap_after = mem.current().total();
+      if (hooks.on_layer) hooks.on_layer(stats);
+      continue;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const std::string where = "layer " + std::to_string(i) + " [" + layer.kind() + "]: ";
     mem.set_phase(i);
@@ -115,7 +138,17 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
     LayerParams params(weights, owner, offsets[size_t(owner.index)]);
     LayerRunStats stats;
     stats.index = i;
-    Status st = backend.forward(layer, ins, lp.buffer, params, stats);
+    Status st = Status::Ok();
+    if (group) {
+      std::map<int, int> sources;
+      for (int l = group->first; l <= group->last; ++l)
+        for (int s : net.layers[size_t(l)]->sources)
+          if (s < group->first) sources[s] = s < 0 ? -1 : plan.layers[size_t(s)].buffer;
+      if (prefetch) prefetch->consumer_at(offsets[size_t(group->first)]);
+      st = backend.forward_group(net, *group, sources, lp.buffer, weights, offsets, stats);
+    } else {
+      st = backend.forward(layer, ins, lp.buffer, params, stats);
+    }
     if (!st.ok()) {
       if (st.kind() == ErrorKind::kOutOfMemory) return Status(st.kind(), where + st.message());
       return st;

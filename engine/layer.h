@@ -53,6 +53,7 @@ struct ParamSegment {
 
 // How layers compute: the plain reference loops (the parity oracle) or the optimised kernels.
 class ResidentWeights;
+struct Schedule;
 
 struct ExecOptions {
   bool reference = false;
@@ -63,6 +64,8 @@ struct ExecOptions {
   // --keep-weights: layers that prepare weights (conv, connected) keep them here after the
   // first image and reuse them (resident_weights.h). nullptr streams them per image.
   ResidentWeights* resident = nullptr;
+  // --max-mem below the default peak: weight blocks and banded groups (schedule.h).
+  const Schedule* schedule = nullptr;
 };
 
 struct LayerIO {

@@ -8,6 +8,7 @@
 #include "../kernels/dot.h"
 #include "../kernels/sgemm.h"
 #include "../resident_weights.h"
+#include "../schedule.h"
 #include "batchnorm.h"
 #include "conv.h"
 
@@ -141,7 +142,8 @@ Status ConnectedLayer::forward(LayerIO& io) const {
     keep->store(index, std::move(kept));
     return Status::Ok();
   }
-  const int rows = rows_per_block();
+  const int scheduled = scheduled_block(io.exec, index);
+  const int rows = scheduled > 0 ? std::min(scheduled, rows_per_block()) : rows_per_block();
   MDFI_ASSIGN_OR_RETURN(auto block, Buffer::make(*io.mem, size_t(rows) * k, MemCategory::kWeights, "connected weight block"));
   if (io.fast()) {
     MDFI_RETURN_IF_ERROR(forward_streamed(io, block.data(), rows));

@@ -14,12 +14,14 @@
 #include "../kernels/sgemm.h"
 #include "../kernels/winograd.h"
 #include "../resident_weights.h"
+#include "../schedule.h"
 #include "conv.h"
+#include "conv_rows.h"
 
 namespace mdfi {
 
 // 1 / the batch-norm denominator of each compat (see batchnorm.h for the two forms).
-static double bn_denominator(float var, Compat compat) {
+double bn_denominator(float var, Compat compat) {
   if (compat == Compat::kAlexeyAB) return std::sqrt(double(var) + .00001);
   return std::sqrt(double(var)) + double(.000001f);
 }
@@ -76,6 +78,10 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
     if (const std::vector<Buffer>* kept = keep->find(index)) return compute_fast(io, (*kept)[0].data(), (*kept)[1].data());
   // Kept weights belong to the batch-long tracker; streamed ones to this image's.
   MemoryTracker& wmem = keep ? keep->tracker() : *io.mem;
+  // A memory schedule (--max-mem) may ask for the weights a block of filters at a time.
+  if (const int block = scheduled_block(io.exec, index); block > 0 && !keep && groups == 1)
+    return conv_rows(*this, io, RowWindow::whole(const_cast<float*>(io.inputs[0]), in), RowWindow::whole(io.output, out),
+                     0, out.h, block);
   const size_t n = size_t(filters);
   const int M = filters / groups, K = (in.c / groups) * size * size;
   const int threads = io.exec->threads > 0 ? io.exec->threads : 1;

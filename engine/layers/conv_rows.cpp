@@ -1,0 +1,196 @@
+#include "conv_rows.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace mdfi {
+
+WindowIm2colB::WindowIm2colB(const RowWindow& in, int ksize, int stride, int pad, int out_w, int y0, int rows)
+    : in_(in), k_(ksize), s_(stride), p_(pad), out_w_(out_w), y0_(y0), n_(out_w * rows) {}
+
+// As Im2colB::pack (runs of consecutive output pixels along a row, padding clipped at the ends),
+// with rows addressed through the window.
+void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
+  struct Run {
+    int j0, len, oy, ox;
+  };
+  Run runs[65];
+  for (int p = 0; p < nc; p += nr) {
+    const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
+    int n_runs = 0;
+    for (int j = 0; j < cols;) {
+      const int col = n0 + p + j, oy = y0_ + col / out_w_, ox = col % out_w_;
+      const int len = std::min(cols - j, out_w_ - ox);
+      runs[n_runs++] = {j, len, oy, ox};
+      j += len;
+    }
+    float* panel = dst + size_t(p) * kc;
+    int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
+    const int w = in_.w;
+    for (int r = 0; r < kc; ++r) {
+      float* d = panel + size_t(r) * nr;
+      for (int q = 0; q < n_runs; ++q) {
+        const Run& run = runs[q];
+        float* out = d + run.j0;
+        const int iy = run.oy * s_ - p_ + ky;
+        if (unsigned(iy) >= unsigned(in_.h)) {
+          std::memset(out, 0, size_t(run.len) * sizeof(float));
+          continue;
+        }
+        const float* src = in_.row(ch, iy);
+        const int ix0 = run.ox * s_ - p_ + kx;
+        const int lo = ix0 >= 0 ? 0 : std::min(run.len, (-ix0 + s_ - 1) / s_);
+        const int hi = ix0 >= w ? 0 : std::min(run.len, (w - 1 - ix0) / s_ + 1);
+        int j = 0;
+        for (; j < lo; ++j) out[j] = 0.f;
+        if (s_ == 1) {
+          if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
+          j = std::max(j, hi);
+        } else {
+          for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
+        }
+        for (; j < run.len; ++j) out[j] = 0.f;
+      }
+      for (int j = cols; j < nr; ++j) d[j] = 0.f;
+      if (++kx == k_) {
+        kx = 0;
+        if (++ky == k_) ky = 0, ++ch;
+      }
+    }
+  }
+}
+
+Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
+                 int block) {
+  if (y1 <= y0) return Status::Ok();
+  const size_t n = size_t(l.filters);
+  const int M = l.filters, K = l.in.c * l.size * l.size, N = (y1 - y0) * l.out.w;
+  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
+  const int mb = block <= 0 || block >= M ? M : std::min(M, (block + kernels::kMR - 1) / kernels::kMR * kernels::kMR);
+  // File order: biases, [scales, rolling_mean, rolling_variance], weights.
+  auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  if (!bias.ok()) return bias.status();
+  std::vector<float> factor(n, 1.f);
+  for (size_t f = 0; f < n; ++f) {
+    float b = head->data()[f];
+    if (l.batch_normalize) {  // as forward_fast: the same double expression, rounded once
+      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const double d = bn_denominator(var, l.compat);
+      factor[f] = float(scale / d);
+      b = float(b - double(scale) * mean / d);
+    }
+    bias->data()[f] = b;
+  }
+  const size_t wbase = n * (l.batch_normalize ? 4 : 1);
+  const int pt = ConvLayer::pack_threads(threads);
+  auto packed = Buffer::make(*io.mem, kernels::packed_a_floats(mb, K), MemCategory::kWeights, "conv weight block");
+  if (!packed.ok()) return packed.status();
+  auto rows = Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows");
+  if (!rows.ok()) return rows.status();
+  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace,
+                         "packed im2col block");
+  if (!ws.ok()) return ws.status();
+
+  const bool whole = in.is_whole() && out.is_whole() && y0 == 0 && y1 == l.out.h;
+  const kernels::MatrixB direct(in.data, K, N);
+  const kernels::Im2colB im2col(in.data, l.in.c, l.in.h, l.in.w, l.size, l.stride, l.pad);
+  const WindowIm2colB window(in, l.size, l.stride, l.pad, l.out.w, y0, y1 - y0);
+  const kernels::BSource& b = !whole ? static_cast<const kernels::BSource&>(window)
+                              : l.direct_1x1() ? static_cast<const kernels::BSource&>(direct)
+                                               : static_cast<const kernels::BSource&>(im2col);
+  const int ldc = out.cap * out.w;  // between output channels
+  float* C = out.data + size_t(y0 - out.lo) * out.w;
+  std::vector<Status> errors(size_t(pt), Status::Ok());
+  for (int m0 = 0; m0 < M; m0 += mb) {
+    const int rb = std::min(mb, M - m0);
+    const int panels = (rb + kernels::kMR - 1) / kernels::kMR;
+    // A small block is packed by this thread alone: a parallel region per block costs more than
+    // its packing on a busy machine.
+    const int pack = panels >= 4 * pt ? pt : 1;
+#pragma omp parallel for num_threads(pack) schedule(static) if (pack > 1)
+    for (int t = 0; t < panels; ++t) {
+#if defined(_OPENMP)
+      const int tid = omp_get_thread_num();
+#else
+      const int tid = 0;
+#endif
+      if (!errors[size_t(tid)].ok()) continue;
+      const int f0 = m0 + t * kernels::kMR, r = std::min(kernels::kMR, M - f0);
+      float* own = rows->data() + size_t(tid) * kernels::kMR * K;
+      Status st = io.params->read(wbase + size_t(f0) * K, own, size_t(r) * K);
+      if (!st.ok()) {
+        errors[size_t(tid)] = std::move(st);
+        continue;
+      }
+      kernels::pack_a_panel(r, K, own, K, packed->data() + size_t(t) * kernels::kMR * K,
+                            l.batch_normalize ? factor.data() + f0 : nullptr);
+    }
+    for (Status& st : errors)
+      if (!st.ok()) return st;
+    kernels::sgemm_packed(rb, N, K, packed->data(), b, C + size_t(m0) * ldc, ldc, bias->data() + m0, l.activation,
+                          threads, ws->data());
+  }
+  return Status::Ok();
+}
+
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1) {
+  if (y1 <= y0) return Status::Ok();
+  const size_t n = size_t(l.filters);
+  const int kk = l.size * l.size;
+  auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  if (!bias.ok()) return bias.status();
+  auto w = Buffer::make(*io.mem, n * kk, MemCategory::kWeights, "conv weights");
+  if (!w.ok()) return w.status();
+  MDFI_RETURN_IF_ERROR(io.params->read(n * (l.batch_normalize ? 4 : 1), w->data(), n * kk));
+  for (size_t f = 0; f < n; ++f) {  // as forward_fast's folding
+    float b = head->data()[f], factor = 1.f;
+    if (l.batch_normalize) {
+      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const double d = bn_denominator(var, l.compat);
+      factor = float(scale / d);
+      b = float(b - double(scale) * mean / d);
+      for (int i = 0; i < kk; ++i) w->data()[f * kk + i] *= factor;
+    }
+    bias->data()[f] = b;
+  }
+  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
+  const int k = l.size, s = l.stride, p = l.pad, ow = l.out.w, iw = in.w;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < l.filters; ++c) {
+    const float* wk = w->data() + size_t(c) * kk;
+    for (int oy = y0; oy < y1; ++oy) {
+      float* orow = out.row(c, oy);
+      std::fill(orow, orow + ow, 0.f);
+      for (int ky = 0; ky < k; ++ky) {
+        const int iy = oy * s + ky - p;
+        if (iy < 0 || iy >= in.h) continue;
+        const float* irow = in.row(c, iy);
+        for (int kx = 0; kx < k; ++kx) {
+          const float wv = wk[ky * k + kx];
+          const int lo = std::max(0, (p - kx + s - 1) / s);
+          const int hi = std::min(ow, (iw - 1 + p - kx) / s + 1);
+          const float* src = irow + kx - p;
+          if (s == 1)  // the common case, in a loop the compiler vectorises (same roundings)
+            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox];
+          else
+            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
+        }
+      }
+      const float bv = bias->data()[c];
+      for (int ox = 0; ox < ow; ++ox) orow[ox] += bv;
+      activate_array(orow, size_t(ow), l.activation);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace mdfi

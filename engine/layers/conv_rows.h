@@ -1,0 +1,48 @@
+// Convolution under a memory schedule (schedule.h): weights read, packed and applied a block of
+// output channels at a time, and output rows computed from a window of input rows (a band of a
+// tiled group). Same packed panels, same SGEMM kernel and the same per-output accumulation
+// order (K in kKC blocks, independent of M and N) as ConvLayer::forward_fast, so every output
+// is bit-identical to the whole-layer path.
+#pragma once
+
+#include "../kernels/sgemm.h"
+#include "conv.h"
+
+namespace mdfi {
+
+// Rows [lo, lo + cap) of a c x h x w tensor: channel ch, row y at data + (ch * cap + y - lo) * w.
+// Rows outside [0, h) are the convolution's zero padding; rows in [0, h) outside the window
+// must not be read.
+struct RowWindow {
+  float* data = nullptr;
+  int c = 0, h = 0, w = 0;
+  int lo = 0, cap = 0;
+  static RowWindow whole(float* data, const Shape& s) { return {data, s.c, s.h, s.w, 0, s.h}; }
+  bool is_whole() const { return lo == 0 && cap == h; }
+  float* row(int ch, int y) const { return data + (size_t(ch) * cap + size_t(y - lo)) * w; }
+};
+
+// The im2col matrix of output rows [y0, y0 + rows) read from a window.
+class WindowIm2colB : public kernels::BSource {
+ public:
+  WindowIm2colB(const RowWindow& in, int ksize, int stride, int pad, int out_w, int y0, int rows);
+  void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
+
+ private:
+  RowWindow in_;
+  int k_, s_, p_, out_w_, y0_, n_;
+};
+
+// 1 / the batch-norm denominator of the layer's compat (conv_fast.cpp).
+double bn_denominator(float var, Compat compat);
+
+// Output rows [y0, y1) of `l` (groups == 1, not depthwise) into `out`, weights `block` filters
+// at a time (block <= 0 or >= filters: all at once). io.params, io.mem and io.exec are used.
+Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
+                 int block);
+
+// Output rows [y0, y1) of a depthwise `l` (kernels::depthwise_conv's taps, order and roundings:
+// per output, a zero, then (ky, kx) multiply-adds, then the bias and the activation).
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1);
+
+}  // namespace mdfi

@@ -1,0 +1,358 @@
+#include "schedule.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "arena_plan.h"
+#include "kernels/sgemm.h"
+#include "layer.h"
+
+namespace mdfi {
+
+bool Schedule::is_default() const {
+  if (!groups.empty()) return false;
+  for (int b : block)
+    if (b) return false;
+  return true;
+}
+
+const BandGroup* Schedule::group_of(int layer) const {
+  for (const BandGroup& g : groups)
+    if (layer >= g.first && layer <= g.last) return &g;
+  return nullptr;
+}
+
+size_t blocked_weight_bytes(const SchedNode& node, int block) {
+  if (!node.block_units || block <= 0 || block >= node.default_block) return node.plan.weight_bytes;
+  const int m = node.block_multiple;
+  const size_t rounded = size_t((block + m - 1) / m) * size_t(m);
+  return node.block_fixed_bytes + rounded * node.block_unit_bytes;
+}
+
+size_t conv_workspace_bytes(const SchedNode& node, int columns) {
+  if (node.band != SchedNode::Band::kConv || columns <= 0) return 0;
+  return kernels::sgemm_workspace_floats(node.gemm_k, columns, kernels::planned_threads()) * sizeof(float);
+}
+
+// Input rows that output rows [y0, y1) of `c` read, clamped to the input's height.
+static bool same_rows(const SchedNode& c) {
+  return c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat || c.band == SchedNode::Band::kAlias;
+}
+static int lo_in(const SchedNode& c, int y0) {
+  if (same_rows(c)) return y0;
+  return std::max(0, y0 * c.s - c.pad_top);
+}
+static int hi_in(const SchedNode& c, int y1, int in_h) {
+  if (y1 <= 0) return 0;
+  if (same_rows(c)) return std::min(y1, in_h);
+  return std::max(0, std::min(in_h, (y1 - 1) * c.s - c.pad_top + c.k));
+}
+
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g) {
+  const int first = g.first, count = g.last - g.first + 1;
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(count));
+  for (int c = first; c <= g.last; ++c)
+    for (int s : nodes[size_t(c)].plan.sources)
+      if (s >= first && s <= g.last) consumers[size_t(s - first)].push_back(c);
+  BandProgram p;
+  p.window_rows.assign(size_t(count), 0);
+  p.max_new_rows.assign(size_t(count), 0);
+  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done);
+  const int H = nodes[size_t(g.last)].out_h, R = std::max(1, g.band_rows);
+  for (int y = 0; y < H; y += R) {
+    target[size_t(count - 1)] = std::min(H, y + R);
+    for (int l = count - 2; l >= 0; --l) {
+      int t = done[size_t(l)];
+      for (int c : consumers[size_t(l)])
+        t = std::max(t, hi_in(nodes[size_t(c)], target[size_t(c - first)], nodes[size_t(first + l)].out_h));
+      target[size_t(l)] = std::min(t, nodes[size_t(first + l)].out_h);
+    }
+    std::vector<BandStep> steps;
+    for (int l = 0; l < count; ++l) {
+      int k = done[size_t(l)];
+      // An alias (dropout) holds no rows: its consumers read this layer's window.
+      std::vector<int> readers = consumers[size_t(l)];
+      for (size_t r = 0; r < readers.size(); ++r) {
+        const int c = readers[r];
+        if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
+          readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
+        else
+          k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+      }
+      if (l == count - 1) k = 0;  // the group's output is whole
+      k = std::max(k, keep[size_t(l)]);
+      steps.push_back({first + l, k, done[size_t(l)], target[size_t(l)]});
+      p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], target[size_t(l)] - k);
+      p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], target[size_t(l)] - done[size_t(l)]);
+      keep[size_t(l)] = k;
+      done[size_t(l)] = std::max(done[size_t(l)], target[size_t(l)]);
+    }
+    p.bands.push_back(std::move(steps));
+  }
+  p.window_rows[size_t(count - 1)] = H;
+  for (int l = 0; l + 1 < count; ++l) {
+    if (nodes[size_t(first + l)].band == SchedNode::Band::kAlias) p.window_rows[size_t(l)] = 0;
+    p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  }
+  for (int l = 0; l < count; ++l) {
+    const SchedNode& node = nodes[size_t(first + l)];
+    if (node.band == SchedNode::Band::kDepthwise && node.plan.weight_bytes > p.step_bytes) {
+      p.step_bytes = p.step_weight_bytes = node.plan.weight_bytes;  // its whole weights, no workspace
+      continue;
+    }
+    if (node.band != SchedNode::Band::kConv) continue;
+    const int block = size_t(first + l) < schedule.block.size() ? schedule.block[size_t(first + l)] : 0;
+    const size_t w = node.block_units ? blocked_weight_bytes(node, block ? block : node.default_block)
+                                      : node.plan.weight_bytes;
+    const size_t step = w + conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w);
+    if (step > p.step_bytes) {
+      p.step_bytes = step;
+      p.step_weight_bytes = w;
+    }
+  }
+  return p;
+}
+
+Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
+  std::vector<PlanNode> pn;
+  pn.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    pn.push_back(nodes[i].plan);
+    if (i < schedule.block.size() && schedule.block[i])
+      pn.back().weight_bytes = blocked_weight_bytes(nodes[i], schedule.block[i]);
+  }
+  for (const BandGroup& g : schedule.groups) {
+    const BandProgram prog = band_program(nodes, schedule, g);
+    std::vector<int> external;
+    for (int l = g.first; l <= g.last; ++l)
+      for (int s : nodes[size_t(l)].plan.sources)
+        if (s < g.first && std::find(external.begin(), external.end(), s) == external.end()) external.push_back(s);
+    for (int l = g.first; l < g.last; ++l) pn[size_t(l)] = PlanNode{};
+    PlanNode& last = pn[size_t(g.last)];
+    last.sources = external;
+    last.aliases_input = false;
+    last.weight_bytes = prog.step_weight_bytes;
+    last.workspace_bytes = prog.window_bytes + prog.step_bytes - prog.step_weight_bytes;
+  }
+  return plan_nodes(input_bytes, pn);
+}
+
+bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
+  if (first < 0 || last <= first || size_t(last) >= nodes.size()) return false;
+  for (int l = first; l <= last; ++l) {
+    const SchedNode& node = nodes[size_t(l)];
+    if (node.band == SchedNode::Band::kNone) return false;
+    if (node.plan.aliases_input && (node.band != SchedNode::Band::kAlias || l == last)) return false;
+    if (l < last && (node.output_head || size_t(l) + 1 == nodes.size())) return false;
+  }
+  for (size_t c = size_t(last) + 1; c < nodes.size(); ++c)
+    for (int s : nodes[c].plan.sources)
+      if (s >= first && s < last) return false;
+  return true;
+}
+
+namespace {
+
+// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 on a
+// 2-core x86 box: packing one im2col element again costs what ~100 FLOPs of the SGEMM do,
+// reading and packing a weight again ~150. Each extra weight block packs the layer's im2col
+// matrix again; each extra band re-reads and re-packs the group's weights and pays for its GEMM
+// calls. Only orders the schedules; bench/memory.sh measures the real ratio.
+double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
+  double extra = 0;
+  std::vector<int> bands(nodes.size(), 1);
+  for (const BandGroup& g : s.groups) {
+    const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SchedNode& n = nodes[i];
+    const int block = i < s.block.size() ? s.block[i] : 0;
+    const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
+    if (n.band == SchedNode::Band::kConv) {
+      extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 150 + 2.5e6 * nb);
+    } else if (n.block_units && nb > 1) {
+      extra += double(nb) * 1e5;
+    } else {
+      extra += double(bands[i] - 1) * 1e5;
+    }
+  }
+  return extra;
+}
+
+// The most output channels whose block takes at most `bytes` (never fewer than one panel).
+int block_within(const SchedNode& n, size_t bytes) {
+  const int m = n.block_multiple;
+  const size_t room = bytes > n.block_fixed_bytes ? bytes - n.block_fixed_bytes : 0;
+  int u = int(std::min<size_t>(size_t(n.block_units), room / std::max<size_t>(1, n.block_unit_bytes))) / m * m;
+  return std::max(u, m);
+}
+
+// Blocks for `groups`: every layer whose step is over `target` gets the largest blocks that
+// bring it under (the others keep whole weights). A layer's weights only live during its own
+// step, so each layer is sized on its own.
+Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, const std::vector<BandGroup>& groups,
+                    size_t target) {
+  Schedule s;
+  s.block.assign(nodes.size(), 0);
+  s.groups = groups;
+  const Plan plan = plan_schedule(input_bytes, nodes, s);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SchedNode& n = nodes[i];
+    const LayerPlan& lp = plan.layers[i];
+    if (!n.block_units || s.group_of(int(i)) || lp.peak_bytes <= target) continue;
+    const size_t over = lp.peak_bytes - target;
+    const int u = block_within(n, lp.weight_bytes > over ? lp.weight_bytes - over : 0);
+    if (u < n.default_block) s.block[i] = u;
+  }
+  for (const BandGroup& g : groups) {
+    const LayerPlan& lp = plan.layers[size_t(g.last)];
+    if (lp.peak_bytes <= target) continue;
+    const BandProgram prog = band_program(nodes, s, g);
+    const size_t over = lp.peak_bytes - target;
+    const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
+    for (int l = g.first; l <= g.last; ++l) {
+      const SchedNode& n = nodes[size_t(l)];
+      if (n.band != SchedNode::Band::kConv || !n.block_units) continue;
+      const size_t ws = conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)] * n.out_w);
+      const int u = block_within(n, step > ws ? step - ws : 0);
+      if (u < n.default_block) s.block[size_t(l)] = u;
+    }
+  }
+  return s;
+}
+
+// Maximal valid groups, left to right, among layers [0, end].
+std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end) {
+  std::vector<BandGroup> gs;
+  for (int a = 0; a < end;) {
+    int best = -1;
+    for (int b = end; b > a; --b)
+      if (valid_group(nodes, a, b)) {
+        best = b;
+        break;
+      }
+    if (best < 0) {
+      ++a;
+      continue;
+    }
+    gs.push_back({a, best, 0});
+    a = best + 1;
+  }
+  return gs;
+}
+
+}  // namespace
+
+size_t schedule_need(const Plan& plan, size_t beside_arena) {
+  if (!beside_arena) return plan.peak_bytes;
+  return std::max(plan.peak_bytes, plan_arena(plan, true).size + beside_arena);
+}
+
+Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
+                                       size_t* smallest, size_t beside_arena) {
+  ScheduleChoice choice;
+  choice.schedule.block.assign(nodes.size(), 0);
+  choice.plan = plan_schedule(input_bytes, nodes, choice.schedule);
+  const size_t default_need = schedule_need(choice.plan, beside_arena);
+  choice.smallest_fit = default_need;
+  if (smallest) *smallest = default_need;
+  if (budget_bytes == 0 || default_need <= budget_bytes) return choice;
+
+  double base = 0;
+  for (const SchedNode& n : nodes) base += n.flops;
+  base = std::max(base, 1.0);
+  // Group sets: maximal groups up to each valid end; each in bands of 1/2, 1/4, ... of its output.
+  std::vector<std::vector<BandGroup>> sets{{}};
+  std::set<std::vector<std::pair<int, int>>> seen;
+  for (int end = 1; end < int(nodes.size()); ++end) {
+    std::vector<BandGroup> gs = groups_up_to(nodes, end);
+    std::vector<std::pair<int, int>> key;
+    for (const BandGroup& g : gs) key.push_back({g.first, g.last});
+    if (gs.empty() || !seen.insert(key).second) continue;
+    sets.push_back(gs);
+  }
+  std::vector<std::vector<BandGroup>> layouts;
+  for (const auto& gs : sets) {
+    int max_h = 1;
+    for (const BandGroup& g : gs) max_h = std::max(max_h, nodes[size_t(g.last)].out_h);
+    for (int d = gs.empty() ? max_h : 2;; d *= 2) {
+      std::vector<BandGroup> l = gs;
+      for (BandGroup& g : l) g.band_rows = std::max(1, (nodes[size_t(g.last)].out_h + d - 1) / d);
+      layouts.push_back(l);
+      if (d >= max_h) break;
+    }
+  }
+  // For each layout: blocks sized to the budget (the arena's own slack shrinks the target a few
+  // times when an image's decoder sits beside it), the least it can reach, and its cost.
+  size_t least = default_need;
+  bool found = false;
+  double best_cost = 0;
+  for (const auto& l : layouts) {
+    const Schedule finest = fit_blocks(input_bytes, nodes, l, 0);
+    const Plan fp = plan_schedule(input_bytes, nodes, finest);
+    const size_t floor = schedule_need(fp, beside_arena);
+    least = std::min(least, floor);
+    if (floor > budget_bytes) continue;
+    // The largest per-layer target whose blocks fit (the arena's slack can need less than the
+    // budget): found by bisection, starting from the finest blocks, which fit.
+    Schedule s = finest;
+    Plan p = fp;
+    size_t lo = 0, hi = budget_bytes;
+    for (int step = 0; step < 10 && lo < hi; ++step) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      Schedule t = fit_blocks(input_bytes, nodes, l, mid);
+      Plan tp = plan_schedule(input_bytes, nodes, t);
+      if (schedule_need(tp, beside_arena) <= budget_bytes) {
+        lo = mid;
+        s = std::move(t);
+        p = std::move(tp);
+        if (mid == budget_bytes) break;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const double cost = extra_cost(nodes, s);
+    if (!found || cost < best_cost) {
+      found = true;
+      best_cost = cost;
+      choice.schedule = std::move(s);
+      choice.plan = std::move(p);
+    }
+  }
+  choice.smallest_fit = least;
+  if (smallest) *smallest = least;
+  if (!found)
+    return Result<ScheduleChoice>(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(budget_bytes) +
+                                                          ": the smallest is " + format_bytes(least) + " (" +
+                                                          std::to_string(least) + " bytes)");
+  choice.cost_ratio = (base + best_cost) / base;
+  return choice;
+}
+
+std::string describe_schedule(const Schedule& s) {
+  std::string out;
+  int blocked = 0;
+  for (int b : s.block) blocked += b > 0;
+  if (blocked) out += std::to_string(blocked) + " layers with weights in blocks of output channels";
+  for (const BandGroup& g : s.groups) {
+    if (!out.empty()) out += "; ";
+    out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +
+           std::to_string(g.band_rows) + " rows";
+  }
+  return out.empty() ? "default (layer at a time, whole weights)" : out;
+}
+
+}  // namespace mdfi
+
+namespace mdfi {
+
+int scheduled_block(const ExecOptions* exec, int layer) {
+  if (!exec || !exec->schedule || layer < 0 || size_t(layer) >= exec->schedule->block.size()) return 0;
+  return exec->schedule->block[size_t(layer)];
+}
+
+}  // namespace mdfi

@@ -1,0 +1,117 @@
+// How a run fits a memory budget (issue 19): the Schedule says, per layer, how many output
+// channels of its weights are read, packed and applied at once (a block), and which runs of
+// consecutive layers execute together over horizontal bands of their last layer's output, so
+// that only a window of rows of each intermediate tensor is ever alive.
+//
+// Bands stream top to bottom with line buffers: each intermediate layer keeps the rows its
+// consumers still need (their receptive-field halo) and computes only rows it has not computed
+// before, so no row is computed twice (zero extra FLOPs; the cost is smaller GEMMs and weights
+// re-read once per band). Every output value is computed by the same kernel with the same
+// accumulation order as layer-at-a-time, so the results are bit-identical.
+//
+// choose_schedule is a pure function of per-layer figures (SchedNode), tested on its own: it
+// returns the cheapest schedule (by a simple cost model) whose predicted peak fits the budget,
+// or refuses with the smallest budget any schedule it knows would fit.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+
+namespace mdfi {
+
+class Network;
+
+struct BandGroup {
+  int first = 0, last = 0;  // layers [first, last]; only `last`'s output leaves the group
+  int band_rows = 0;        // rows of `last`'s output per band
+};
+
+struct Schedule {
+  std::vector<int> block;  // per layer: output channels per weight block; 0 = the layer's default
+  std::vector<BandGroup> groups;
+  bool is_default() const;
+  // The group that `layer` belongs to, or nullptr.
+  const BandGroup* group_of(int layer) const;
+};
+
+// What the scheduler needs to know about one layer.
+struct SchedNode {
+  PlanNode plan;  // the default schedule's figures
+  // Weight blocks: 0 units = this layer cannot be blocked.
+  int block_units = 0;           // output channels (conv filters, connected outputs)
+  int block_multiple = 1;        // a block is a multiple of this (the SGEMM's row panel)
+  int default_block = 0;         // channels per block in the default schedule
+  size_t block_fixed_bytes = 0;  // held whatever the block
+  size_t block_unit_bytes = 0;   // per output channel in the block
+  // Bands: how output rows [y0, y1) map to input rows, [y0*s - pad_top, (y1-1)*s - pad_top + k).
+  // kDepthwise: a depthwise conv (direct kernel, whole weights); kAlias: dropout (its source's rows).
+  enum class Band { kNone, kConv, kDepthwise, kPool, kAdd, kConcat, kAlias };
+  Band band = Band::kNone;
+  int out_h = 0, out_w = 0;
+  size_t row_bytes = 0;  // one output row over all channels
+  int k = 1, s = 1, pad_top = 0;
+  int gemm_k = 0;        // conv: K of its GEMM (workspace depends on the band's columns)
+  double flops = 0;
+  bool output_head = false;  // plan.keep_to_end
+};
+
+std::vector<SchedNode> sched_nodes_for(const Network& net);
+
+// The block the run's schedule gives `layer` (0: the layer's default).
+struct ExecOptions;
+int scheduled_block(const ExecOptions* exec, int layer);
+
+// Bytes of layer `i`'s weights while it runs with `block` channels per block (0 = default).
+size_t blocked_weight_bytes(const SchedNode& node, int block);
+// SGEMM workspace for a conv computing `columns` output pixels at once.
+size_t conv_workspace_bytes(const SchedNode& node, int columns);
+
+// One band step of one layer of a group: compute rows [from, to) after dropping the rows below
+// keep (the window then starts at keep).
+struct BandStep {
+  int layer = 0;
+  int keep = 0, from = 0, to = 0;
+};
+struct BandProgram {
+  std::vector<std::vector<BandStep>> bands;  // per band, the group's layers in order
+  std::vector<int> window_rows;  // per layer of the group (index - first): rows its window holds (last: whole)
+  std::vector<int> max_new_rows;  // per layer: most rows computed in one step
+  size_t window_bytes = 0;        // all windows of intermediates, one block
+  size_t step_bytes = 0;          // the largest weights + workspace of one layer's step
+  size_t step_weight_bytes = 0;   // the weights part of the largest step
+};
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g);
+
+// The plan of a schedule: weights at their block sizes, each group's layers folded into its
+// last one (which holds the windows and one layer's step at a time).
+Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule);
+
+// Layers `first`..`last` may form a group: all bandable, all internal outputs read only inside.
+bool valid_group(const std::vector<SchedNode>& nodes, int first, int last);
+
+struct ScheduleChoice {
+  Schedule schedule;
+  Plan plan;
+  double cost_ratio = 1;      // predicted time relative to the default schedule (cost model)
+  double extra_flops = 0;     // recomputed FLOPs (0: bands never recompute a row)
+  size_t smallest_fit = 0;    // the smallest peak any schedule tried reaches
+};
+
+// The cheapest schedule whose need (schedule_need) is at most `budget_bytes`; `budget_bytes` = 0 gives the
+// default schedule. kBudget (with the smallest feasible figure in the message and in
+// `smallest`) when none fits.
+// `beside_arena`: bytes a run holds beside the whole arena (an image's decoder, which works
+// while the arena is already allocated): a schedule then also needs its arena size
+// (plan_arena) plus that to fit.
+Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
+                                       size_t* smallest = nullptr, size_t beside_arena = 0);
+// What a schedule's plan needs of the budget: its peak, or its arena plus `beside_arena`.
+size_t schedule_need(const Plan& plan, size_t beside_arena);
+
+// "blocks: 12 layers ...; groups: 0-36 in bands of 4 rows" for `mdfi plan`.
+std::string describe_schedule(const Schedule& s);
+
+}  // namespace mdfi
