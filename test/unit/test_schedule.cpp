@@ -7,6 +7,7 @@
 #include <random>
 
 #include "executor.h"
+#include "conv_choice.h"
 #include "schedule.h"
 #include "support.h"
 #include "weights.h"
@@ -140,6 +141,8 @@ activation=leaky
 )";
   auto net = network_from_text(cfg, "sched_blocks.cfg");
   REQUIRE(net.ok());
+  // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_blocks.weights";
   REQUIRE(generate_weights(*net, wpath, 5).ok());
   const std::vector<SchedNode> nodes = sched_nodes_for(*net);
@@ -215,6 +218,8 @@ activation=linear
 )";
   auto net = network_from_text(cfg, "sched_bands.cfg");
   REQUIRE(net.ok());
+  // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_bands.weights";
   REQUIRE(generate_weights(*net, wpath, 9).ok());
   const std::vector<SchedNode> nodes = sched_nodes_for(*net);
@@ -242,6 +247,8 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
     INFO("cfg:\n" << cfg);
     auto net = network_from_text(cfg, "sched_random.cfg");
     REQUIRE(net.ok());
+    // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
     const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_random.weights";
     REQUIRE(generate_weights(*net, wpath, uint64_t(trial) + 1).ok());
     const std::vector<SchedNode> nodes = sched_nodes_for(*net);
