@@ -1,72 +1,11 @@
 #include "band_exec.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <cstring>
 
-#include "activation.h"
-#include "layers/conv_rows.h"
-#include "layers/maxpool.h"
-#include "layers/route.h"
-#include "layers/shortcut.h"
+#include "row_window.h"
 
 namespace mdfi {
-
-namespace {
-
-// Rows [y0, y1) of a max pool, with MaxPoolLayer::forward's window, bounds and comparison
-// order (the fast 2x2 kernel takes the same maximum).
-void pool_rows(const MaxPoolLayer& l, const RowWindow& in, const RowWindow& out, int y0, int y1, int threads) {
-  const int off = -l.padding / 2;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int k = 0; k < out.c; ++k)
-    for (int i = y0; i < y1; ++i) {
-      float* dst = out.row(k, i);
-      const int ys = off + i * l.stride;
-      for (int j = 0; j < out.w; ++j) {
-        const int x0 = off + j * l.stride;
-        float best = -FLT_MAX;
-        for (int n = 0; n < l.size; ++n) {
-          const int y = ys + n;
-          if (y < 0 || y >= in.h) continue;
-          const float* row = in.row(k, y);
-          for (int m = 0; m < l.size; ++m) {
-            const int x = x0 + m;
-            if (x >= 0 && x < in.w && row[x] > best) best = row[x];
-          }
-        }
-        dst[j] = best;
-      }
-    }
-}
-
-// ShortcutLayer::forward for equal shapes: out = alpha * prev + beta * from, then the activation.
-void add_rows(const ShortcutLayer& l, const RowWindow& a, const RowWindow& b, const RowWindow& out, int y0, int y1) {
-  for (int k = 0; k < out.c; ++k)
-    for (int i = y0; i < y1; ++i) {
-      const float* pa = a.row(k, i);
-      const float* pb = b.row(k, i);
-      float* o = out.row(k, i);
-      for (int j = 0; j < out.w; ++j) {
-        o[j] = pa[j];
-        o[j] = l.alpha * o[j] + l.beta * pb[j];
-      }
-      activate_array(o, size_t(out.w), l.activation);
-    }
-}
-
-// RouteLayer::forward: each source's channel slice, one after another.
-void concat_rows(const RouteLayer& l, const std::vector<RowWindow>& ins, const RowWindow& out, int y0, int y1) {
-  int oc = 0;
-  for (const RowWindow& in : ins) {
-    const int part = in.c / l.groups;
-    for (int k = 0; k < part; ++k, ++oc)
-      for (int i = y0; i < y1; ++i)
-        std::memcpy(out.row(oc, i), in.row(part * l.group_id + k, i), size_t(out.w) * sizeof(float));
-  }
-}
-
-}  // namespace
 
 Status run_band_group(const Network& net, const Schedule& schedule, const BandGroup& g,
                       const std::map<int, const float*>& external, float* output, WeightsFile& weights,
@@ -122,28 +61,17 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       const double step_flops = nodes[size_t(st.layer)].flops * (st.to - st.from) / std::max(1, layer.out.h);
       ExecOptions step_exec = exec;
       if (step_flops < 8e6) step_exec.threads = 1;
-      if (auto* c = dynamic_cast<const ConvLayer*>(&layer)) {
-        LayerParams params(weights, layer, offsets[size_t(st.layer)]);
-        LayerIO io;
-        io.params = &params;
-        io.mem = &mem;
-        io.exec = &step_exec;
-        Status s = c->depthwise()
-                       ? depthwise_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to)
-                       : conv_rows(*c, io, view_of(layer.sources[0]), w, st.from, st.to, scheduled_block(&exec, st.layer));
-        if (!s.ok()) return s;
-      } else if (auto* m = dynamic_cast<const MaxPoolLayer*>(&layer)) {
-        pool_rows(*m, view_of(layer.sources[0]), w, st.from, st.to, std::max(1, step_exec.threads));
-      } else if (auto* a = dynamic_cast<const ShortcutLayer*>(&layer)) {
-        add_rows(*a, view_of(layer.sources[0]), view_of(layer.sources[1]), w, st.from, st.to);
-      } else if (auto* r = dynamic_cast<const RouteLayer*>(&layer)) {
-        std::vector<RowWindow> ins;
-        for (int s : layer.sources) ins.push_back(view_of(s));
-        concat_rows(*r, ins, w, st.from, st.to);
-      } else {
-        return Status(ErrorKind::kInternal, "layer " + std::to_string(st.layer) + " [" + layer.kind() +
-                                                "] cannot run in bands");
-      }
+      LayerParams params(weights, layer, offsets[size_t(st.layer)]);
+      RowStep step;
+      step.io.params = &params;
+      step.io.mem = &mem;
+      step.io.exec = &step_exec;
+      for (int s : layer.sources) step.inputs.push_back(view_of(s));
+      step.out = w;
+      step.y0 = st.from;
+      step.y1 = st.to;
+      step.block = scheduled_block(&exec, st.layer);
+      MDFI_RETURN_IF_ERROR(layer.forward_rows(step));
     }
   return Status::Ok();
 }

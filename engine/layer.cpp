@@ -23,4 +23,8 @@ std::string layer_error(const BuildContext& ctx, const char* kind, const std::st
   return ctx.where + ": layer " + std::to_string(ctx.index) + " [" + kind + "]: " + msg;
 }
 
+Status Layer::forward_rows(RowStep&) const {
+  return Status(ErrorKind::kInternal, "layer " + std::to_string(index) + " [" + kind() + "] cannot run in bands");
+}
+
 }  // namespace mdfi

@@ -53,6 +53,8 @@ struct ParamSegment {
 
 // How layers compute: the plain reference loops (the parity oracle) or the optimised kernels.
 class ResidentWeights;
+struct SchedNode;  // schedule.h
+struct RowStep;    // row_window.h
 struct Schedule;
 
 struct ExecOptions {
@@ -124,6 +126,11 @@ class Layer {
   virtual void set_winograd(int tile, bool whole_input) { (void)tile, (void)whole_input; }
   virtual int winograd_tile() const { return 0; }
   virtual bool winograd_streams_weights() const { return false; }
+  // Under a --max-mem schedule (schedule.h): what this layer can take (weight blocks, bands),
+  // written into the scheduler's node for it. The default takes neither.
+  virtual void describe_schedule(SchedNode& node) const { (void)node; }
+  // One band step (row_window.h), for layers whose describe_schedule offers a band.
+  virtual Status forward_rows(RowStep& step) const;
   virtual Status forward(LayerIO& io) const = 0;
   // The layer whose parameters this one reads (AlexeyAB's share_index): that layer's range of the
   // weights file, not its own (then empty). -1: its own.

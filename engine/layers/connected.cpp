@@ -168,4 +168,12 @@ void ConnectedLayer::finish(float* y, const float* head) const {
   activate_array(y, n, activation);
 }
 
+
+// Weight blocks of rows of the matrix (the streamed path's row blocks, sized by the schedule).
+void ConnectedLayer::describe_schedule(SchedNode& n) const {
+  n.block_units = outputs;
+  n.default_block = rows_per_block();
+  n.block_unit_bytes = inputs() * sizeof(float);
+  n.block_fixed_bytes = size_t(outputs) * (batch_normalize ? 4 : 1) * sizeof(float);
+}
 }  // namespace mdfi

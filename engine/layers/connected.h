@@ -19,6 +19,7 @@ class ConnectedLayer : public Layer {
   std::vector<ParamSegment> param_layout() const override;
   double flops() const override { return 2.0 * double(inputs()) * outputs; }
   Status forward(LayerIO& io) const override;
+  void describe_schedule(SchedNode& node) const override;
 
   size_t inputs() const { return in.count(); }
   int rows_per_block() const;

@@ -21,6 +21,8 @@ class ConvLayer : public Layer {
   std::vector<ParamSegment> param_layout() const override;
   double flops() const override;
   Status forward(LayerIO& io) const override;
+  void describe_schedule(SchedNode& node) const override;
+  Status forward_rows(RowStep& step) const override;
   // Optimised path (layers/conv_fast.cpp): BN folded into packed weights, blocked SGEMM or a
   // direct depthwise kernel, bias and activation fused into the output pass.
   Status forward_fast(LayerIO& io) const;

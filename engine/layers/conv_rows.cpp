@@ -1,4 +1,5 @@
 #include "conv_rows.h"
+#include "../schedule.h"
 
 #include <algorithm>
 #include <cstring>
@@ -193,4 +194,36 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
   return Status::Ok();
 }
 
+
+// The scheduler's view of a convolution: depthwise ones band with the direct kernel and whole
+// weights (they are small); ungrouped ones take weight blocks and bands (conv_rows); grouped,
+// dilated or weight-sharing ones keep today's path.
+void ConvLayer::describe_schedule(SchedNode& n) const {
+  if (depthwise()) {
+    n.band = SchedNode::Band::kDepthwise;
+    n.k = size;
+    n.s = stride;
+    n.pad_top = pad;
+    return;
+  }
+  if (groups != 1 || dilation != 1 || share_from >= 0) return;
+  const int K = in.c * size * size;
+  n.block_units = filters;
+  n.block_multiple = kernels::kMR;
+  n.default_block = filters;
+  n.block_unit_bytes = size_t(K) * sizeof(float);
+  n.block_fixed_bytes =
+      (size_t(filters) * (batch_normalize ? 5 : 2) + size_t(pack_threads(kernels::planned_threads())) * kernels::kMR * K) *
+      sizeof(float);
+  n.band = SchedNode::Band::kConv;
+  n.k = size;
+  n.s = stride;
+  n.pad_top = pad;
+  n.gemm_k = K;
+}
+
+Status ConvLayer::forward_rows(RowStep& step) const {
+  if (depthwise()) return depthwise_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1);
+  return conv_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, step.block);
+}
 }  // namespace mdfi

@@ -6,21 +6,10 @@
 #pragma once
 
 #include "../kernels/sgemm.h"
+#include "../row_window.h"
 #include "conv.h"
 
 namespace mdfi {
-
-// Rows [lo, lo + cap) of a c x h x w tensor: channel ch, row y at data + (ch * cap + y - lo) * w.
-// Rows outside [0, h) are the convolution's zero padding; rows in [0, h) outside the window
-// must not be read.
-struct RowWindow {
-  float* data = nullptr;
-  int c = 0, h = 0, w = 0;
-  int lo = 0, cap = 0;
-  static RowWindow whole(float* data, const Shape& s) { return {data, s.c, s.h, s.w, 0, s.h}; }
-  bool is_whole() const { return lo == 0 && cap == h; }
-  float* row(int ch, int y) const { return data + (size_t(ch) * cap + size_t(y - lo)) * w; }
-};
 
 // The im2col matrix of output rows [y0, y0 + rows) read from a window.
 class WindowIm2colB : public kernels::BSource {

@@ -1,4 +1,6 @@
 #include "maxpool.h"
+#include "../row_window.h"
+#include "../schedule.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -118,4 +120,45 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   return Status::Ok();
 }
 
+
+// Bands of a spatial max pool; a pool across channels (maxpool_depth) keeps today's path.
+void MaxPoolLayer::describe_schedule(SchedNode& n) const {
+  if (depth) return;
+  n.band = SchedNode::Band::kPool;
+  n.k = size;
+  n.s = stride;
+  n.pad_top = padding / 2;
+}
+
+// Rows [y0, y1) with forward's window, bounds and comparison order (the fast 2x2 kernel takes
+// the same maximum).
+Status MaxPoolLayer::forward_rows(RowStep& step) const {
+  const RowWindow& in = step.inputs[0];
+  const RowWindow& out = step.out;
+  const int y0 = step.y0, y1 = step.y1;
+  const int threads = std::max(1, step.io.exec ? step.io.exec->threads : 1);
+
+  const int off = -padding / 2;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < out.c; ++k)
+    for (int i = y0; i < y1; ++i) {
+      float* dst = out.row(k, i);
+      const int ys = off + i * stride;
+      for (int j = 0; j < out.w; ++j) {
+        const int x0 = off + j * stride;
+        float best = -FLT_MAX;
+        for (int n = 0; n < size; ++n) {
+          const int y = ys + n;
+          if (y < 0 || y >= in.h) continue;
+          const float* row = in.row(k, y);
+          for (int m = 0; m < size; ++m) {
+            const int x = x0 + m;
+            if (x >= 0 && x < in.w && row[x] > best) best = row[x];
+          }
+        }
+        dst[j] = best;
+      }
+    }
+  return Status::Ok();
+}
 }  // namespace mdfi

@@ -12,6 +12,8 @@ class MaxPoolLayer : public Layer {
   const char* kind() const override { return "max"; }
   std::string detail() const override;
   Status forward(LayerIO& io) const override;
+  void describe_schedule(SchedNode& node) const override;
+  Status forward_rows(RowStep& step) const override;
 
   int size = 1, stride = 1, padding = 0;
   // AlexeyAB maxpool_depth=1: max across channels g, g+out_channels, ... at each pixel instead.

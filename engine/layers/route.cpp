@@ -1,4 +1,6 @@
 #include "route.h"
+#include "../row_window.h"
+#include "../schedule.h"
 
 #include <cstring>
 
@@ -81,4 +83,27 @@ Status RouteLayer::forward(LayerIO& io) const {
   return Status::Ok();
 }
 
+
+// Bands of a concatenation whose sources all have the output's height and width.
+void RouteLayer::describe_schedule(SchedNode& n) const {
+  bool same = true;
+  for (const Shape& sh : source_shapes) same = same && sh.h == out.h && sh.w == out.w;
+  if (same) n.band = SchedNode::Band::kConcat;
+}
+
+// Rows of forward: each source's channel slice, one after another.
+Status RouteLayer::forward_rows(RowStep& step) const {
+  const std::vector<RowWindow>& ins = step.inputs;
+  const RowWindow& out = step.out;
+  const int y0 = step.y0, y1 = step.y1;
+
+  int oc = 0;
+  for (const RowWindow& in : ins) {
+    const int part = in.c / groups;
+    for (int k = 0; k < part; ++k, ++oc)
+      for (int i = y0; i < y1; ++i)
+        std::memcpy(out.row(oc, i), in.row(part * group_id + k, i), size_t(out.w) * sizeof(float));
+  }
+  return Status::Ok();
+}
 }  // namespace mdfi

@@ -12,6 +12,8 @@ class RouteLayer : public Layer {
   const char* kind() const override { return "route"; }
   std::string detail() const override;
   Status forward(LayerIO& io) const override;
+  void describe_schedule(SchedNode& node) const override;
+  Status forward_rows(RowStep& step) const override;
 
   // AlexeyAB (YOLOv4-tiny): each source is split into `groups` equal channel slices and only
   // slice `group_id` is taken. Honoured under AlexeyAB semantics only; pjreddie ignores the keys.

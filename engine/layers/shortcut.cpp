@@ -1,4 +1,6 @@
 #include "shortcut.h"
+#include "../row_window.h"
+#include "../schedule.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -165,4 +167,32 @@ Status ShortcutLayer::forward(LayerIO& io) const {
   return Status::Ok();
 }
 
+
+// Bands of pjreddie's plain residual add of two equal shapes; AlexeyAB's weighted or multi-source
+// forms keep today's path.
+void ShortcutLayer::describe_schedule(SchedNode& n) const {
+  if (alexeyab || source_shapes.size() != 2 || !(source_shapes[1] == out) || !(source_shapes[0] == out)) return;
+  n.band = SchedNode::Band::kAdd;
+}
+
+// Rows of forward for equal shapes: out = alpha * prev + beta * from, then the activation.
+Status ShortcutLayer::forward_rows(RowStep& step) const {
+  const RowWindow& a = step.inputs[0];
+  const RowWindow& b = step.inputs[1];
+  const RowWindow& out = step.out;
+  const int y0 = step.y0, y1 = step.y1;
+
+  for (int k = 0; k < out.c; ++k)
+    for (int i = y0; i < y1; ++i) {
+      const float* pa = a.row(k, i);
+      const float* pb = b.row(k, i);
+      float* o = out.row(k, i);
+      for (int j = 0; j < out.w; ++j) {
+        o[j] = pa[j];
+        o[j] = alpha * o[j] + beta * pb[j];
+      }
+      activate_array(o, size_t(out.w), activation);
+    }
+  return Status::Ok();
+}
 }  // namespace mdfi

@@ -17,6 +17,8 @@ class ShortcutLayer : public Layer {
   size_t param_floats() const override { return size_t(nweights); }
   std::vector<ParamSegment> param_layout() const override;
   Status forward(LayerIO& io) const override;
+  void describe_schedule(SchedNode& node) const override;
+  Status forward_rows(RowStep& step) const override;
 
   float alpha = 1, beta = 1;
   Activation activation = Activation::kLinear;
