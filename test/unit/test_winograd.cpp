@@ -310,7 +310,7 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
   CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
   // A budget far above the peak lets every candidate hold its whole U.
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 33, true});
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 30, true});
   CHECK(!conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).peak_bytes > gemm.peak_bytes);
   // A budget under the GEMM path's peak at layer 12: it takes the way that needs least even
