@@ -4,6 +4,8 @@
 // output tile is still in cache.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -35,6 +37,9 @@ size_t ConvLayer::fast_resident_param_floats() const {
   return head + size_t(groups) * kernels::packed_a_floats(filters / groups, K) +
          size_t(pack_threads(kernels::planned_threads())) * kernels::kMR * K;
 }
+
+// Below this many weights a layer is read and packed on the calling thread.
+constexpr size_t kParallelPackFloats = size_t(1) << 16;
 
 // Threads that read and pack weight rows, each into its own kMR-row buffer: never more than the
 // plan assumed, so the prediction above holds for any --threads.
@@ -103,31 +108,60 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
     MDFI_ASSIGN_OR_RETURN(auto packed, Buffer::make(wmem, per_group * groups, MemCategory::kWeights, "packed conv weights"));
     // Reading, batch-norm scaling and packing are spread over the threads (pread needs no shared
     // file position): a 13x13 YOLOv3 layer spends as long on its 19 MB of weights as on its GEMM.
-    const int pt = pack_threads(threads);
+    // Small layers stay on this thread: a parallel region costs more than packing a few kB.
+    const int pt = size_t(groups) * M * K >= kParallelPackFloats ? pack_threads(threads) : 1;
     MDFI_ASSIGN_OR_RETURN(auto rows, Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows"));
     const int m_panels = (M + kernels::kMR - 1) / kernels::kMR;
     const int tasks = groups * m_panels;
+    // Each thread reads its whole range of raw rows with one pread, straight into the packed
+    // buffer: a panel of packed rows occupies exactly the floats its raw rows did (every group
+    // starts at a panel boundary: one group, or whole panels per group). Each panel is then
+    // copied out to the thread's row buffer and packed back in place. One system call per thread
+    // instead of one per panel: on a VM a pread costs microseconds, and Yolo-Fastest has 600 panels.
+    const bool in_place = groups == 1 || M % kernels::kMR == 0;
     std::vector<Status> errors(size_t(pt), Status::Ok());
-#pragma omp parallel for num_threads(pt) schedule(static)
-    for (int t = 0; t < tasks; ++t) {
-#if defined(_OPENMP)
-      const int tid = omp_get_thread_num();
-#else
-      const int tid = 0;
-#endif
-      if (!errors[size_t(tid)].ok()) continue;
-      const int g = t / m_panels, m0 = (t % m_panels) * kernels::kMR;
-      const int r = std::min(kernels::kMR, M - m0);
-      const size_t f0 = size_t(g) * M + m0;
+    auto pack_range = [&](int tid, int t_begin, int t_end) {
       float* own = rows.data() + size_t(tid) * kernels::kMR * K;
-      Status st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
-      if (!st.ok()) {
-        errors[size_t(tid)] = std::move(st);
-        continue;
+      if (in_place && t_begin < t_end) {
+        const size_t f_begin = size_t(t_begin / m_panels) * M + size_t(t_begin % m_panels) * kernels::kMR;
+        const int last = t_end - 1;
+        const size_t f_end = size_t(last / m_panels) * M + std::min(M, (last % m_panels + 1) * kernels::kMR);
+        Status st = io.params->read(wbase + f_begin * K, packed.data() + f_begin * K, (f_end - f_begin) * K);
+        if (!st.ok()) {
+          errors[size_t(tid)] = std::move(st);
+          return;
+        }
       }
-      // Batch-norm scaling happens inside the packing (one pass over the rows instead of two).
-      kernels::pack_a_panel(r, K, own, K, packed.data() + g * per_group + size_t(m0) * K,
-                            batch_normalize ? factor.data() + f0 : nullptr);
+      for (int t = t_begin; t < t_end; ++t) {
+        const int g = t / m_panels, m0 = (t % m_panels) * kernels::kMR;
+        const int r = std::min(kernels::kMR, M - m0);
+        const size_t f0 = size_t(g) * M + m0;
+        if (in_place) {
+          std::memcpy(own, packed.data() + f0 * K, size_t(r) * K * sizeof(float));
+        } else {
+          Status st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
+          if (!st.ok()) {
+            errors[size_t(tid)] = std::move(st);
+            return;
+          }
+        }
+        // Batch-norm scaling happens inside the packing (one pass over the rows instead of two).
+        kernels::pack_a_panel(r, K, own, K, packed.data() + g * per_group + size_t(m0) * K,
+                              batch_normalize ? factor.data() + f0 : nullptr);
+      }
+    };
+    if (pt == 1) {
+      pack_range(0, 0, tasks);
+    } else {
+#pragma omp parallel num_threads(pt)
+      {
+#if defined(_OPENMP)
+        const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int tid = 0, nt = 1;
+#endif
+        pack_range(tid, int(int64_t(tasks) * tid / nt), int(int64_t(tasks) * (tid + 1) / nt));
+      }
     }
     for (Status& st : errors)
       if (!st.ok()) return st;
