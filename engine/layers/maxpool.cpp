@@ -76,6 +76,39 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   // bounds checks; the comparisons and their order are the same either way (NaN never wins,
   // the first of equal values stays), so both paths give Darknet's result.
   const bool pool2x2 = size == 2 && stride == 2 && io.fast();
+  // Stride 1, windows of 3 or more (the SPP blocks of Yolo-Fastest and YOLOv3-SPP): a window's
+  // maximum is the maximum of its rows' maxima, so each input row's sliding maxima are taken once
+  // (size compares per output instead of size * size). Each pass keeps the first of equal values
+  // and never lets a NaN win, in row-major order, so the result is the direct loop's, bit for
+  // bit. The row maxima of one channel live on the stack: small maps only, no heap.
+  constexpr int kSeparableFloats = 4096;
+  if (io.fast() && stride == 1 && size >= 3 && in.h * out.w <= kSeparableFloats) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int k = 0; k < out.c; ++k) {
+      float hm[kSeparableFloats];  // [input row][output column]
+      const float* plane = x + size_t(k) * in.h * in.w;
+      for (int y = 0; y < in.h; ++y) {
+        float* h = hm + size_t(y) * out.w;
+        std::fill(h, h + out.w, -FLT_MAX);
+        for (int m = 0; m < size; ++m) {
+          const int j0 = std::max(0, -off - m), j1 = std::min(out.w, in.w - off - m);
+          const float* src = plane + size_t(y) * in.w + off + m;
+          for (int j = j0; j < j1; ++j) h[j] = src[j] > h[j] ? src[j] : h[j];
+        }
+      }
+      for (int i = 0; i < out.h; ++i) {
+        float* dst = io.output + (size_t(k) * out.h + i) * out.w;
+        std::fill(dst, dst + out.w, -FLT_MAX);
+        for (int n = 0; n < size; ++n) {
+          const int y = off + i + n;
+          if (y < 0 || y >= in.h) continue;
+          const float* h = hm + size_t(y) * out.w;
+          for (int j = 0; j < out.w; ++j) dst[j] = h[j] > dst[j] ? h[j] : dst[j];
+        }
+      }
+    }
+    return Status::Ok();
+  }
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int k = 0; k < out.c; ++k) {
     const float* plane = x + size_t(k) * in.h * in.w;

@@ -148,7 +148,7 @@ double fast_vs_reference(const std::string& cfg_text, const std::string& tag) {
 
 }  // namespace
 
-TEST_CASE("fast 2x2 max pool equals the reference: odd widths, padding before and after, wider windows", "[layers]") {
+TEST_CASE("fast 2x2 and separable stride-1 max pools equal the reference: odd widths, padding before and after, wider windows", "[layers]") {
   const std::string cfg = R"([net]
 width=67
 height=21
@@ -156,6 +156,20 @@ channels=3
 [maxpool]
 size=2
 stride=2
+[maxpool]
+size=5
+stride=1
+[maxpool]
+size=9
+stride=1
+[maxpool]
+size=3
+stride=1
+padding=0
+[maxpool]
+size=3
+stride=1
+padding=5
 [maxpool]
 size=2
 stride=2
