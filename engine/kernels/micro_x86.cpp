@@ -48,12 +48,12 @@ __attribute__((target("avx512f"))) static inline __m512 finish_avx512(__m512 v, 
 
 // kFinish: the last K block; bias (may be null) and act are applied before the store.
 template <bool kFinish>
-__attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float* a, const float* b, float* c, int ldc,
-                                                            int first, const float* bias, TileAct act) {
+__attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float* a, const float* b, int ldb, float* c,
+                                                            int ldc, int first, const float* bias, TileAct act) {
   __m256 acc[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = _mm256_setzero_ps();
   for (int k = 0; k < kc; ++k) {
-    const __m256 bv = _mm256_loadu_ps(b + k * 8);
+    const __m256 bv = _mm256_loadu_ps(b + size_t(k) * ldb);
     const float* ak = a + k * kMR;
     MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(ak + i), bv, acc[i]);
   }
@@ -66,13 +66,13 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float*
 }
 
 template <bool kFinish>
-__attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float* a, const float* b, float* c, int ldc,
-                                                              int first, const float* bias, TileAct act) {
+__attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float* a, const float* b, int ldb, float* c,
+                                                              int ldc, int first, const float* bias, TileAct act) {
   __m512 lo[kMR], hi[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
   for (int k = 0; k < kc; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(b + k * 32);
-    const __m512 b1 = _mm512_loadu_ps(b + k * 32 + 16);
+    const __m512 b0 = _mm512_loadu_ps(b + size_t(k) * ldb);
+    const __m512 b1 = _mm512_loadu_ps(b + size_t(k) * ldb + 16);
     const float* ak = a + k * kMR;
     MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
       const __m512 av = _mm512_set1_ps(ak[i]);
@@ -96,17 +96,38 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float
   }
 }
 
+// Packed panels: B's rows are nr floats apart.
 __attribute__((target("avx2,fma"))) static void avx2_block(int kc, const float* a, const float* b, float* c, int ldc,
                                                            int first) {
-  kernel_avx2<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
+  kernel_avx2<false>(kc, a, b, 8, c, ldc, first, nullptr, TileAct::kLinear);
+}
+__attribute__((target("avx2,fma"))) static void avx2_finish(int kc, const float* a, const float* b, float* c, int ldc,
+                                                            int first, const float* bias, TileAct act) {
+  kernel_avx2<true>(kc, a, b, 8, c, ldc, first, bias, act);
+}
+__attribute__((target("avx2,fma"))) static void avx2_strided(int kc, const float* a, const float* b, int ldb, float* c,
+                                                             int ldc, int first, bool finish, const float* bias,
+                                                             TileAct act) {
+  if (finish) kernel_avx2<true>(kc, a, b, ldb, c, ldc, first, bias, act);
+  else kernel_avx2<false>(kc, a, b, ldb, c, ldc, first, nullptr, TileAct::kLinear);
 }
 __attribute__((target("avx512f"))) static void avx512_block(int kc, const float* a, const float* b, float* c, int ldc,
                                                              int first) {
-  kernel_avx512<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
+  kernel_avx512<false>(kc, a, b, 32, c, ldc, first, nullptr, TileAct::kLinear);
+}
+__attribute__((target("avx512f"))) static void avx512_finish(int kc, const float* a, const float* b, float* c, int ldc,
+                                                              int first, const float* bias, TileAct act) {
+  kernel_avx512<true>(kc, a, b, 32, c, ldc, first, bias, act);
+}
+__attribute__((target("avx512f"))) static void avx512_strided(int kc, const float* a, const float* b, int ldb, float* c,
+                                                               int ldc, int first, bool finish, const float* bias,
+                                                               TileAct act) {
+  if (finish) kernel_avx512<true>(kc, a, b, ldb, c, ldc, first, bias, act);
+  else kernel_avx512<false>(kc, a, b, ldb, c, ldc, first, nullptr, TileAct::kLinear);
 }
 
-KernelInfo micro_avx2() { return {"avx2", 8, &avx2_block, &kernel_avx2<true>}; }
-KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &kernel_avx512<true>}; }
+KernelInfo micro_avx2() { return {"avx2", 8, &avx2_block, &avx2_finish, &avx2_strided}; }
+KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided}; }
 
 }  // namespace mdfi::kernels
 #endif

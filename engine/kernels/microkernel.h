@@ -18,11 +18,17 @@ enum class TileAct { kLinear, kLeaky, kRelu };
 using FinishKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int first,
                               const float* bias, TileAct act);
 
+// fn (finish == false) or finish (finish == true) reading B's kc rows of nr columns `ldb` floats
+// apart instead of from a packed panel: a 1x1 convolution's input is B as it lies in memory.
+using StridedKernel = void (*)(int kc, const float* a, const float* b, int ldb, float* c, int ldc, int first,
+                               bool finish, const float* bias, TileAct act);
+
 struct KernelInfo {
   const char* name;
   int nr;  // columns per B panel
   MicroKernel fn;
   FinishKernel finish = nullptr;  // the last K block with the epilogue fused; null: sgemm applies it after
+  StridedKernel strided = nullptr;  // null: sgemm packs every B panel
 };
 
 KernelInfo micro_generic();

@@ -242,8 +242,13 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
       const int kc = std::min(kKC, K - k0);
       const bool first = k0 == 0, last = k0 + kc == K;
       const bool finish_here = last && fused;
+      // A plain matrix B (1x1 convolutions) is read where it lies, whole panels at least: no copy.
+      int ldb = 0;
+      const float* direct = kern.strided ? b.rows(k0, &ldb) : nullptr;
+      const int direct_end = direct ? N / nr * nr : 0;  // columns of whole panels
       for (int p = 0; p < n_panels; ++p)
-        b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
+        if (n0 + p * nr + nr > direct_end)
+          b.pack(k0, kc, n0 + p * nr, std::min(nr, nc - p * nr), nr, ws + size_t(p) * nr * kc);
       for (int mp = mp_begin; mp < mp_end; ++mp) {
         const int m0 = mp * kMR, rows = std::min(kMR, M - m0);
         const float* a = a_packed + size_t(mp) * kMR * K + size_t(k0) * kMR;
@@ -254,14 +259,16 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
         }
         for (int np = 0; np < n_panels; ++np) {
           const int c0 = n0 + np * nr, cols = std::min(nr, c_end - c0);  // never past this thread's range
-          const float* bp = ws + size_t(np) * nr * kc;
+          const bool in_place = c0 + nr <= direct_end;
+          const float* bp = in_place ? direct + c0 : ws + size_t(np) * nr * kc;
           float* c = C + size_t(m0) * ldc + c0;
           const bool whole = rows == kMR && cols == nr;
           float* dst = whole ? c : edge;
           const int ldd = whole ? ldc : nr;
           if (!whole && !first)
             for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + size_t(i) * ldc, cols * sizeof(float));
-          if (finish_here) kern.finish(kc, a, bp, dst, ldd, first, tile_bias, tile_act);
+          if (in_place) kern.strided(kc, a, bp, ldb, dst, ldd, first, finish_here, tile_bias, tile_act);
+          else if (finish_here) kern.finish(kc, a, bp, dst, ldd, first, tile_bias, tile_act);
           else kern.fn(kc, a, bp, dst, ldd, first);
           if (!whole)
             for (int i = 0; i < rows; ++i) std::memcpy(c + size_t(i) * ldc, edge + i * nr, cols * sizeof(float));

@@ -33,6 +33,12 @@ class BSource {
  public:
   virtual ~BSource() = default;
   virtual void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const = 0;
+  // B's element (k0, 0) and its row stride when B is a plain row-major matrix in memory, so whole
+  // panels can be read where they lie (KernelInfo::strided); null when B is generated.
+  virtual const float* rows(int k0, int* ldb) const {
+    (void)k0, (void)ldb;
+    return nullptr;
+  }
 };
 
 // Rows of a plain row-major K x N matrix (1x1 stride-1 convolutions read their input this way).
@@ -40,6 +46,10 @@ class MatrixB : public BSource {
  public:
   MatrixB(const float* b, int K, int N) : b_(b), K_(K), N_(N) {}
   void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
+  const float* rows(int k0, int* ldb) const override {
+    *ldb = N_;
+    return b_ + size_t(k0) * N_;
+  }
 
  private:
   const float* b_;
