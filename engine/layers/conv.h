@@ -31,7 +31,10 @@ class ConvLayer : public Layer {
   static int pack_threads(int threads);
   size_t kept_param_floats() const override;
   Status compute_fast(LayerIO& io, const float* weights, const float* bias) const;
+  Status forward_small_streamed(LayerIO& io, size_t head_floats) const;
   Status fold_head(LayerIO& io, MemoryTracker& wmem, Buffer* folded_bias, std::vector<float>* factor) const;
+  // fold_head's arithmetic on a head already read (biases, then the batch-norm terms).
+  Status fold_values(const float* head, MemoryTracker& wmem, Buffer* folded_bias, std::vector<float>* factor) const;
 
   // Winograd (layers/conv_winograd.cpp, kernels/winograd.h): the output tile the planner chose
   // for this layer (conv_choice.h), 2 or 4; 0 runs the GEMM path.

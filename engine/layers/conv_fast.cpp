@@ -59,13 +59,19 @@ Status ConvLayer::fold_head(LayerIO& io, MemoryTracker& wmem, Buffer* folded_bia
   const size_t n = size_t(filters);
   auto head = load_params(io, 0, n * (batch_normalize ? 4 : 1), "conv biases");
   if (!head.ok()) return head.status();
+  return fold_values(head->data(), wmem, folded_bias, factor);
+}
+
+Status ConvLayer::fold_values(const float* head, MemoryTracker& wmem, Buffer* folded_bias,
+                              std::vector<float>* factor) const {
+  const size_t n = size_t(filters);
   auto bias = Buffer::make(wmem, n, MemCategory::kWeights, "conv folded bias");
   if (!bias.ok()) return bias.status();
   factor->assign(n, 1.f);
   for (size_t f = 0; f < n; ++f) {
-    float b = head->data()[f];
+    float b = head[f];
     if (batch_normalize) {
-      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const float scale = head[n + f], mean = head[2 * n + f], var = head[3 * n + f];
       const double d = bn_denominator(var, compat);
       (*factor)[f] = float(scale / d);
       b = float(b - double(scale) * mean / d);
@@ -92,8 +98,10 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
   std::vector<float> factor;
   Buffer folded;
-  MDFI_RETURN_IF_ERROR(fold_head(io, wmem, &folded, &factor));
   const size_t wbase = n * (batch_normalize ? 4 : 1);
+  if (!keep && (depthwise() || (groups == 1 && size_t(M) * K < kParallelPackFloats)))
+    return forward_small_streamed(io, wbase);
+  MDFI_RETURN_IF_ERROR(fold_head(io, wmem, &folded, &factor));
 
   Buffer prepared;
   if (depthwise()) {
@@ -177,11 +185,56 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   return Status::Ok();
 }
 
+// A streamed depthwise or small single-group layer, with one read for all its parameters: the
+// head and the raw weights lie one after the other in the file, and land one after the other in
+// one buffer (the head's floats, then the weights, packed in place for the GEMM). The buffer holds
+// what fast_resident_param_floats counts for the head and the prepared weights, so the plan holds.
+// One system call per layer instead of two: on a VM a pread costs microseconds.
+Status ConvLayer::forward_small_streamed(LayerIO& io, size_t head_floats) const {
+  const size_t n = size_t(filters);
+  const int K = (in.c / groups) * size * size;
+  const size_t body = depthwise() ? weight_floats() : kernels::packed_a_floats(filters, K);
+  MDFI_ASSIGN_OR_RETURN(auto all, Buffer::make(*io.mem, head_floats + body, MemCategory::kWeights, "conv parameters"));
+  MDFI_RETURN_IF_ERROR(io.params->read(0, all.data(), head_floats + weight_floats()));
+  std::vector<float> factor;
+  Buffer folded;
+  MDFI_RETURN_IF_ERROR(fold_values(all.data(), *io.mem, &folded, &factor));
+  float* w = all.data() + head_floats;
+  if (depthwise()) {
+    const int kk = size * size;
+    for (size_t f = 0; f < n; ++f)
+      for (int i = 0; i < kk; ++i) w[f * kk + i] *= factor[f];
+  } else {
+    MDFI_ASSIGN_OR_RETURN(auto rows, Buffer::make(*io.mem, size_t(kernels::kMR) * K, MemCategory::kWeights, "conv weight rows"));
+    // Each panel's packed rows occupy exactly the floats its raw rows did: copy out, pack back.
+    for (int m0 = 0; m0 < filters; m0 += kernels::kMR) {
+      const int r = std::min(kernels::kMR, filters - m0);
+      std::memcpy(rows.data(), w + size_t(m0) * K, size_t(r) * K * sizeof(float));
+      kernels::pack_a_panel(r, K, rows.data(), K, w + size_t(m0) * K, batch_normalize ? factor.data() + m0 : nullptr);
+    }
+  }
+  return compute_fast(io, w, folded.data());
+}
+
+// Small layers run on the calling thread. A parallel region costs a fork and a barrier; on a
+// 2-core host with another process running (the peer benchmark's setting) that was 30-40 us,
+// more than a whole 10x10 layer of Yolo-Fastest takes on one thread (15-20 us). A layer gets
+// another thread for each full share of this many multiply-adds (about 50 us of work on one
+// Zen 4 core: GEMM ~150 GFLOP/s, depthwise ~40 GFLOP/s).
+constexpr double kGemmMacsPerThread = 4e6;
+constexpr double kDepthwiseMacsPerThread = 1e6;
+
+static int compute_threads(int requested, double macs_per_thread, double macs) {
+  const int most = requested > 0 ? requested : 1;
+  return std::max(1, std::min(most, int(macs / macs_per_thread)));
+}
+
 // The convolution itself, from prepared weights: depthwise weights scaled by the folded
 // batch-norm factor, or packed SGEMM panels per group.
 Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* bias) const {
   const int M = filters / groups, N = out.h * out.w, K = (in.c / groups) * size * size;
-  const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
+  const int threads = compute_threads(io.exec->threads, depthwise() ? kDepthwiseMacsPerThread : kGemmMacsPerThread,
+                                      double(filters) * N * K);
   if (depthwise()) {
     kernels::depthwise_conv(io.inputs[0], in.c, in.h, in.w, weights, size, stride, pad, io.output, out.h, out.w, bias,
                             activation, threads);
