@@ -83,6 +83,19 @@ __attribute__((target("avx2"))) static int pack_a_full_avx2(int K, const float* 
   return k;
 }
 
+// dst[j] = src[2 * j] for j < n (n <= 32): two masked loads per 16 outputs and a permute, reading
+// only the elements taken and those between them (never past src[2n - 2]).
+__attribute__((target("avx512f"))) static void copy_stride2_avx512(const float* src, float* dst, int n) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  for (int j = 0; j < n; j += 16) {
+    const int take = std::min(16, n - j), span = 2 * take - 1;  // inputs from src[2j]
+    const __mmask16 lo = __mmask16(span >= 16 ? 0xFFFF : (1u << span) - 1);
+    const __mmask16 hi = __mmask16(span > 16 ? (1u << (span - 16)) - 1 : 0);
+    const __m512 a = _mm512_maskz_loadu_ps(lo, src + 2 * j), b = _mm512_maskz_loadu_ps(hi, src + 2 * j + 16);
+    _mm512_mask_storeu_ps(dst + j, __mmask16(take == 16 ? 0xFFFF : (1u << take) - 1), _mm512_permutex2var_ps(a, even, b));
+  }
+}
+
 #endif
 
 void pack_a_panel(int rows, int K, const float* A, int lda, float* panel, const float* scale) {
@@ -126,6 +139,9 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
     int j0, len, oy, ox;
   };
   Run runs[65];  // nr <= 64 columns, each run at least one column
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool avx512 = cpu_has_avx512f();
+#endif
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
     int n_runs = 0;
@@ -159,6 +175,13 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
           if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
           j = std::max(j, hi);
         } else {
+#if defined(__x86_64__) || defined(__i386__)
+          // Stride 2 (the first layer of most detectors, over the whole image) with vectors.
+          if (s_ == 2 && hi - j >= 4 && avx512) {
+            copy_stride2_avx512(src + ix0 + 2 * j, out + j, hi - j);
+            j = hi;
+          }
+#endif
           for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
         }
         for (; j < run.len; ++j) out[j] = 0.f;
