@@ -216,25 +216,14 @@ Status ConvLayer::forward_small_streamed(LayerIO& io, size_t head_floats) const 
   return compute_fast(io, w, folded.data());
 }
 
-// Small layers run on the calling thread. A parallel region costs a fork and a barrier; on a
-// 2-core host with another process running (the peer benchmark's setting) that was 30-40 us,
-// more than a whole 10x10 layer of Yolo-Fastest takes on one thread (15-20 us). A layer gets
-// another thread for each full share of this many multiply-adds (about 50 us of work on one
-// Zen 4 core: GEMM ~150 GFLOP/s, depthwise ~40 GFLOP/s).
-constexpr double kGemmMacsPerThread = 4e6;
-constexpr double kDepthwiseMacsPerThread = 1e6;
-
-static int compute_threads(int requested, double macs_per_thread, double macs) {
-  const int most = requested > 0 ? requested : 1;
-  return std::max(1, std::min(most, int(macs / macs_per_thread)));
-}
-
 // The convolution itself, from prepared weights: depthwise weights scaled by the folded
 // batch-norm factor, or packed SGEMM panels per group.
 Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* bias) const {
   const int M = filters / groups, N = out.h * out.w, K = (in.c / groups) * size * size;
-  const int threads = compute_threads(io.exec->threads, depthwise() ? kDepthwiseMacsPerThread : kGemmMacsPerThread,
-                                      double(filters) * N * K);
+  // Every layer gets the requested threads, however small: running the small ones on this thread
+  // alone was tried (a cost model) and measured far slower on a loaded 2-core host, because each
+  // later parallel region then has to wake a worker that went to sleep meanwhile.
+  const int threads = io.exec->threads > 0 ? io.exec->threads : 1;
   if (depthwise()) {
     kernels::depthwise_conv(io.inputs[0], in.c, in.h, in.w, weights, size, stride, pad, io.output, out.h, out.w, bias,
                             activation, threads);
