@@ -139,24 +139,31 @@ static inline void dw_rows_masked(const float* const* rows, const __m512* wv, co
                                   int pad, float* orow, int out_w, float bias, Activation act, bool fused) {
   constexpr int kIn = K + S * (R - 1);  // input rows the R outputs read
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
   for (int c = 0; c < chunks; ++c) {
     __m512 acc[R];
     MDFI_DW_UNROLL for (int j = 0; j < R; ++j) acc[j] = _mm512_setzero_ps();
     MDFI_DW_UNROLL for (int r = 0; r < kIn; ++r) {
       if (!rows[r]) continue;
-      MDFI_DW_UNROLL for (int kx = 0; kx < K; ++kx) {
-        const float* src = rows[r] + (c * 16 * S + kx - pad);  // masked lanes are never read, even before the row
-        __m512 x;
+      // Stride 2: one pair of loads from column kx serves taps kx (its even elements) and kx + 1
+      // (its odd ones), so kx steps by 2. Masked lanes are never read, even before the row.
+      MDFI_DW_UNROLL for (int kx = 0; kx < K; kx += S) {
+        const float* src = rows[r] + (c * 16 * S + kx - pad);
+        __m512 x[2];
         if (S == 1) {
-          x = _mm512_maskz_loadu_ps(__mmask16(masks[c][kx]), src);
+          x[0] = _mm512_maskz_loadu_ps(__mmask16(masks[c][kx]), src);
         } else {
           const __m512 a = _mm512_maskz_loadu_ps(__mmask16(masks[c][kx]), src);
           const __m512 b = _mm512_maskz_loadu_ps(__mmask16(masks[c][kx] >> 16), src + 16);
-          x = _mm512_permutex2var_ps(a, even, b);
+          x[0] = _mm512_permutex2var_ps(a, even, b);
+          if (kx + 1 < K) x[1] = _mm512_permutex2var_ps(a, odd, b);
         }
-        MDFI_DW_UNROLL for (int j = 0; j < R; ++j) {
-          const int ky = r - S * j;
-          if (ky >= 0 && ky < K) acc[j] = _mm512_add_ps(acc[j], _mm512_mul_ps(wv[ky * K + kx], x));
+        for (int t = 0; t < S; ++t) {
+          if (kx + t >= K) break;
+          MDFI_DW_UNROLL for (int j = 0; j < R; ++j) {
+            const int ky = r - S * j;
+            if (ky >= 0 && ky < K) acc[j] = _mm512_add_ps(acc[j], _mm512_mul_ps(wv[ky * K + kx + t], x[t]));
+          }
         }
       }
     }
