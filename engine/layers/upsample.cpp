@@ -1,4 +1,7 @@
 #include "upsample.h"
+
+#include <cstring>
+
 #include "../layer_registry.h"
 
 namespace mdfi {
@@ -50,11 +53,21 @@ Status UpsampleLayer::forward(LayerIO& io) const {
               scale * io.inputs[0][(size_t(k) * in.h + j) * in.w + i];
     return Status::Ok();
   }
+  // Each input value is scaled once and written stride times; the output rows after the first of
+  // each input row are copies of it (the same products, so the same bits as scale * src[i / stride]
+  // per output, without a division per element).
   for (int k = 0; k < out.c; ++k)
     for (int j = 0; j < out.h; ++j) {
-      const float* src = io.inputs[0] + (size_t(k) * in.h + j / stride) * in.w;
       float* dst = io.output + (size_t(k) * out.h + j) * out.w;
-      for (int i = 0; i < out.w; ++i) dst[i] = scale * src[i / stride];
+      if (j % stride != 0) {
+        std::memcpy(dst, dst - out.w, size_t(out.w) * sizeof(float));
+        continue;
+      }
+      const float* src = io.inputs[0] + (size_t(k) * in.h + j / stride) * in.w;
+      for (int i = 0; i < in.w; ++i) {
+        const float v = scale * src[i];
+        for (int s = 0; s < stride; ++s) dst[i * stride + s] = v;
+      }
     }
   return Status::Ok();
 }
