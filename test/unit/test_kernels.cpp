@@ -74,7 +74,7 @@ TEST_CASE("weight panels pack exactly, with and without the batch-norm scale", "
       }
 }
 
-TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to the separate pass", "[layers]") {
+TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to the separate pass, B read in place to B packed", "[layers]") {
   // Same GEMM through each kernel twice: with its finishing variant (bias and activation in
   // registers) and with it switched off (sgemm adds the bias and calls activate_array).
   int tested = 0;
@@ -84,6 +84,8 @@ TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to th
     ++tested;
     kernels::KernelInfo unfused = *k;
     unfused.finish = nullptr;
+    kernels::KernelInfo packed_b = *k;  // B always packed, never read in place
+    packed_b.strided = nullptr;
     for (Activation act : {Activation::kLeaky, Activation::kRelu, Activation::kLinear})
       for (int M : {8, 13}) {
         const int N = 77, K = 300;
@@ -100,6 +102,10 @@ TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to th
                                 ws.data(), &unfused);
           INFO(name << " " << to_string(act) << " M=" << M << (bp ? " with bias" : " no bias"));
           CHECK(std::memcmp(fused.data(), separate.data(), fused.size() * sizeof(float)) == 0);
+          std::vector<float> copied(size_t(M) * N);
+          kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), copied.data(), N, bp, act, 2,
+                                ws.data(), &packed_b);
+          CHECK(std::memcmp(fused.data(), copied.data(), fused.size() * sizeof(float)) == 0);
         }
       }
   }
