@@ -37,7 +37,7 @@ static void print_schedule(std::FILE* out, const Network& net, const Schedule& s
   for (const BandGroup& g : s.groups) {
     const BandProgram p = band_program(nodes, s, g);
     std::fprintf(out, "  layers %d-%d: %zu bands of %d rows of layer %d's output; row windows %s, one layer's weights and "
-                 "workspace at a time (up to %s)\n", g.first, g.last, p.bands.size(), g.band_rows, g.last,
+                 "workspace at a time (up to %s)\n", g.first, g.last, size_t(p.band_count), g.band_rows, g.last,
                  format_bytes(p.window_bytes).c_str(), format_bytes(p.step_bytes).c_str());
   }
   std::fprintf(out, "extra compute: 0.0%% of FLOPs (bands keep the halo rows instead of recomputing them); "

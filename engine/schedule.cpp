@@ -1,6 +1,7 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -50,18 +51,37 @@ static int hi_in(const SchedNode& c, int y1, int in_h) {
   return std::max(0, std::min(in_h, (y1 - 1) * c.s - c.pad_top + c.k));
 }
 
+// The last row y1 a consumer `c` can compute once `done` rows of its source (of height in_h) exist.
+static int rows_allowed(const SchedNode& c, int done, int in_h) {
+  if (done >= in_h) return 1 << 30;
+  if (same_rows(c)) return done;
+  const int num = done + c.pad_top - c.k;  // (y1 - 1) * s <= num
+  if (num < 0) return 0;
+  return num / c.s + 1;
+}
+
 BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g) {
   const int first = g.first, count = g.last - g.first + 1;
-  std::vector<std::vector<int>> consumers(static_cast<size_t>(count));
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(count)), sources(static_cast<size_t>(count));
   for (int c = first; c <= g.last; ++c)
     for (int s : nodes[size_t(c)].plan.sources)
-      if (s >= first && s <= g.last) consumers[size_t(s - first)].push_back(c);
+      if (s >= first && s <= g.last) {
+        consumers[size_t(s - first)].push_back(c);
+        sources[size_t(c - first)].push_back(s);
+      }
   BandProgram p;
   p.window_rows.assign(size_t(count), 0);
   p.max_new_rows.assign(size_t(count), 0);
-  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done);
+  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done), chunk(done);
   const int H = nodes[size_t(g.last)].out_h, R = std::max(1, g.band_rows);
+  // A layer computes at most its share of a band per step (R rows of the last layer's output
+  // scaled to its height), and only rows whose inputs exist: the first band, whose receptive
+  // field reaches many rows into the early layers, runs as several sweeps of these steps, so a
+  // window holds about one step's rows plus the halo instead of the whole first pyramid.
+  for (int l = 0; l < count; ++l)
+    chunk[size_t(l)] = std::max(1, int((int64_t(R) * nodes[size_t(first + l)].out_h + H - 1) / H));
   for (int y = 0; y < H; y += R) {
+    ++p.band_count;
     target[size_t(count - 1)] = std::min(H, y + R);
     for (int l = count - 2; l >= 0; --l) {
       int t = done[size_t(l)];
@@ -69,27 +89,36 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
         t = std::max(t, hi_in(nodes[size_t(c)], target[size_t(c - first)], nodes[size_t(first + l)].out_h));
       target[size_t(l)] = std::min(t, nodes[size_t(first + l)].out_h);
     }
-    std::vector<BandStep> steps;
-    for (int l = 0; l < count; ++l) {
-      int k = done[size_t(l)];
-      // An alias (dropout) holds no rows: its consumers read this layer's window.
-      std::vector<int> readers = consumers[size_t(l)];
-      for (size_t r = 0; r < readers.size(); ++r) {
-        const int c = readers[r];
-        if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
-          readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
-        else
-          k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+    for (bool more = true, moved = true; more && moved;) {  // `moved`: never loops on a program bug
+      more = moved = false;
+      std::vector<BandStep> steps;
+      for (int l = 0; l < count; ++l) {
+        int to = std::min(target[size_t(l)], done[size_t(l)] + chunk[size_t(l)]);
+        for (int s : sources[size_t(l)])
+          to = std::min(to, rows_allowed(nodes[size_t(first + l)], done[size_t(s - first)], nodes[size_t(s)].out_h));
+        to = std::max(to, done[size_t(l)]);
+        int k = done[size_t(l)];
+        // An alias (dropout) holds no rows: its consumers read this layer's window.
+        std::vector<int> readers = consumers[size_t(l)];
+        for (size_t r = 0; r < readers.size(); ++r) {
+          const int c = readers[r];
+          if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
+            readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
+          else
+            k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+        }
+        if (l == count - 1) k = 0;  // the group's output is whole
+        k = std::max(k, keep[size_t(l)]);
+        steps.push_back({first + l, k, done[size_t(l)], to});
+        p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], to - k);
+        p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], to - done[size_t(l)]);
+        keep[size_t(l)] = k;
+        moved = moved || to > done[size_t(l)];
+        done[size_t(l)] = to;
+        if (to < target[size_t(l)]) more = true;
       }
-      if (l == count - 1) k = 0;  // the group's output is whole
-      k = std::max(k, keep[size_t(l)]);
-      steps.push_back({first + l, k, done[size_t(l)], target[size_t(l)]});
-      p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], target[size_t(l)] - k);
-      p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], target[size_t(l)] - done[size_t(l)]);
-      keep[size_t(l)] = k;
-      done[size_t(l)] = std::max(done[size_t(l)], target[size_t(l)]);
+      p.bands.push_back(std::move(steps));
     }
-    p.bands.push_back(std::move(steps));
   }
   p.window_rows[size_t(count - 1)] = H;
   for (int l = 0; l + 1 < count; ++l) {

@@ -76,7 +76,10 @@ struct BandStep {
   int keep = 0, from = 0, to = 0;
 };
 struct BandProgram {
-  std::vector<std::vector<BandStep>> bands;  // per band, the group's layers in order
+  int band_count = 0;  // bands of the last layer's output
+  // Sweeps over the group's layers in order (a band takes one or more: the first several, as
+  // its receptive field reaches far into the early layers), each layer's step in each.
+  std::vector<std::vector<BandStep>> bands;
   std::vector<int> window_rows;  // per layer of the group (index - first): rows its window holds (last: whole)
   std::vector<int> max_new_rows;  // per layer: most rows computed in one step
   size_t window_bytes = 0;        // all windows of intermediates, one block
