@@ -60,7 +60,8 @@ static int rows_allowed(const SchedNode& c, int done, int in_h) {
   return num / c.s + 1;
 }
 
-BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g) {
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                         bool with_steps) {
   const int first = g.first, count = g.last - g.first + 1;
   std::vector<std::vector<int>> consumers(static_cast<size_t>(count)), sources(static_cast<size_t>(count));
   for (int c = first; c <= g.last; ++c)
@@ -69,6 +70,19 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
         consumers[size_t(s - first)].push_back(c);
         sources[size_t(c - first)].push_back(s);
       }
+  // The layers that read each layer's rows: an alias (dropout) holds no rows, so its consumers
+  // read this layer's window.
+  std::vector<std::vector<int>> readers(static_cast<size_t>(count));
+  for (int l = 0; l < count; ++l) {
+    std::vector<int> r = consumers[size_t(l)];
+    for (size_t i = 0; i < r.size(); ++i) {
+      const int c = r[i];
+      if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
+        r.insert(r.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
+      else
+        readers[size_t(l)].push_back(c);
+    }
+  }
   BandProgram p;
   p.window_rows.assign(size_t(count), 0);
   p.max_new_rows.assign(size_t(count), 0);
@@ -98,18 +112,10 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
           to = std::min(to, rows_allowed(nodes[size_t(first + l)], done[size_t(s - first)], nodes[size_t(s)].out_h));
         to = std::max(to, done[size_t(l)]);
         int k = done[size_t(l)];
-        // An alias (dropout) holds no rows: its consumers read this layer's window.
-        std::vector<int> readers = consumers[size_t(l)];
-        for (size_t r = 0; r < readers.size(); ++r) {
-          const int c = readers[r];
-          if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
-            readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
-          else
-            k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
-        }
+        for (int c : readers[size_t(l)]) k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
         if (l == count - 1) k = 0;  // the group's output is whole
         k = std::max(k, keep[size_t(l)]);
-        steps.push_back({first + l, k, done[size_t(l)], to});
+        if (with_steps) steps.push_back({first + l, k, done[size_t(l)], to});
         p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], to - k);
         p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], to - done[size_t(l)]);
         keep[size_t(l)] = k;
@@ -117,7 +123,7 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
         done[size_t(l)] = to;
         if (to < target[size_t(l)]) more = true;
       }
-      p.bands.push_back(std::move(steps));
+      if (with_steps) p.bands.push_back(std::move(steps));
     }
   }
   p.window_rows[size_t(count - 1)] = H;
@@ -153,7 +159,7 @@ Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, cons
       pn.back().weight_bytes = blocked_weight_bytes(nodes[i], schedule.block[i]);
   }
   for (const BandGroup& g : schedule.groups) {
-    const BandProgram prog = band_program(nodes, schedule, g);
+    const BandProgram prog = band_program(nodes, schedule, g, false);
     std::vector<int> external;
     for (int l = g.first; l <= g.last; ++l)
       for (int s : nodes[size_t(l)].plan.sources)
@@ -240,7 +246,7 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   for (const BandGroup& g : groups) {
     const LayerPlan& lp = plan.layers[size_t(g.last)];
     if (lp.peak_bytes <= target) continue;
-    const BandProgram prog = band_program(nodes, s, g);
+    const BandProgram prog = band_program(nodes, s, g, false);
     const size_t over = lp.peak_bytes - target;
     const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
     for (int l = g.first; l <= g.last; ++l) {
@@ -254,12 +260,12 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   return s;
 }
 
-// Maximal valid groups, left to right, among layers [0, end].
-std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end) {
+// Maximal valid groups of at most `max_len` layers (0: any), left to right, among layers [0, end].
+std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end, int max_len) {
   std::vector<BandGroup> gs;
   for (int a = 0; a < end;) {
     int best = -1;
-    for (int b = end; b > a; --b)
+    for (int b = max_len ? std::min(end, a + max_len - 1) : end; b > a; --b)
       if (valid_group(nodes, a, b)) {
         best = b;
         break;
@@ -294,11 +300,14 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   double base = 0;
   for (const SchedNode& n : nodes) base += n.flops;
   base = std::max(base, 1.0);
-  // Group sets: maximal groups up to each valid end; each in bands of 1/2, 1/4, ... of its output.
+  // Group sets: maximal groups (of at most 4, 8 or any number of layers) up to each valid end;
+  // each in bands of 1/2, 1/4, ... of its output.
   std::vector<std::vector<BandGroup>> sets{{}};
   std::set<std::vector<std::pair<int, int>>> seen;
+  // Shorter groups hold fewer windows at once; longer ones keep fewer whole tensors.
+  for (int max_len : {0, 4, 8})
   for (int end = 1; end < int(nodes.size()); ++end) {
-    std::vector<BandGroup> gs = groups_up_to(nodes, end);
+    std::vector<BandGroup> gs = groups_up_to(nodes, end, max_len);
     std::vector<std::pair<int, int>> key;
     for (const BandGroup& g : gs) key.push_back({g.first, g.last});
     if (gs.empty() || !seen.insert(key).second) continue;
@@ -320,9 +329,28 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   size_t least = default_need;
   bool found = false;
   double best_cost = 0;
-  for (const auto& l : layouts) {
+  // The arena is at least the peak, so peak + beside_arena bounds a need from below: the arena
+  // (the planner's slowest part) is placed only for plans that bound does not rule out.
+  auto fits = [&](const Plan& plan) {
+    return plan.peak_bytes + beside_arena <= budget_bytes && schedule_need(plan, beside_arena) <= budget_bytes;
+  };
+  // Layouts in the order of their cost without any weight block, a lower bound of their cost:
+  // once that bound reaches the best cost found, no later layout can win.
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    Schedule unblocked;
+    unblocked.block.assign(nodes.size(), 0);
+    unblocked.groups = layouts[i];
+    order.push_back({extra_cost(nodes, unblocked), i});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) { return a.first < b.first; });
+  for (const auto& o : order) {
+    if (found && o.first >= best_cost) break;
+    const std::vector<BandGroup>& l = layouts[o.second];
     const Schedule finest = fit_blocks(input_bytes, nodes, l, 0);
     const Plan fp = plan_schedule(input_bytes, nodes, finest);
+    if (fp.peak_bytes + beside_arena >= least && fp.peak_bytes + beside_arena > budget_bytes) continue;
     const size_t floor = schedule_need(fp, beside_arena);
     least = std::min(least, floor);
     if (floor > budget_bytes) continue;
@@ -335,7 +363,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       const size_t mid = lo + (hi - lo + 1) / 2;
       Schedule t = fit_blocks(input_bytes, nodes, l, mid);
       Plan tp = plan_schedule(input_bytes, nodes, t);
-      if (schedule_need(tp, beside_arena) <= budget_bytes) {
+      if (fits(tp)) {
         lo = mid;
         s = std::move(t);
         p = std::move(tp);
@@ -352,6 +380,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       choice.plan = std::move(p);
     }
   }
+  // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.
   choice.smallest_fit = least;
   if (smallest) *smallest = least;
   if (!found)

@@ -86,7 +86,9 @@ struct BandProgram {
   size_t step_bytes = 0;          // the largest weights + workspace of one layer's step
   size_t step_weight_bytes = 0;   // the weights part of the largest step
 };
-BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g);
+// with_steps = false: only the sizes (the planner's question), not `bands`.
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                         bool with_steps = true);
 
 // The plan of a schedule: weights at their block sizes, each group's layers folded into its
 // last one (which holds the windows and one layer's step at a time).
