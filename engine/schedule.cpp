@@ -131,6 +131,18 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
     if (nodes[size_t(first + l)].band == SchedNode::Band::kAlias) p.window_rows[size_t(l)] = 0;
     p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
   }
+  if (g.resident) {
+    // Every layer's whole weights for the group's time, and one step's workspace at a time.
+    size_t held = 0, ws = 0;
+    for (int l = 0; l < count; ++l) {
+      const SchedNode& node = nodes[size_t(first + l)];
+      if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
+      ws = std::max(ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
+    }
+    p.step_weight_bytes = held;
+    p.step_bytes = held + ws;
+    return p;
+  }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
     if (node.band == SchedNode::Band::kDepthwise && node.plan.weight_bytes > p.step_bytes) {
@@ -198,9 +210,10 @@ namespace {
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
   std::vector<int> bands(nodes.size(), 1);
+  std::vector<bool> resident(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
     const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
-    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b;
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.resident;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
@@ -208,7 +221,7 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
     if (n.band == SchedNode::Band::kConv) {
       extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
-      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 150 + 2.5e6 * nb);
+      extra += double(bands[i] - 1) * ((resident[i] ? 0 : double(n.block_units) * n.gemm_k * 150) + 2.5e6 * nb);
     } else if (n.block_units && nb > 1) {
       extra += double(nb) * 1e5;
     } else {
@@ -380,6 +393,46 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       choice.plan = std::move(p);
     }
   }
+  if (found) {
+    // The bisection sizes every layer's blocks to one target and every group's bands to one
+    // fraction: layers and groups away from the peak can usually take more. Taller bands (fewer
+    // steps) and larger blocks (fewer im2col repacks) only lower the cost; each is kept when the
+    // whole schedule still fits.
+    Schedule& s = choice.schedule;
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
+      Schedule t = s;
+      t.groups[gi].resident = true;
+      for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
+      Plan tp = plan_schedule(input_bytes, nodes, t);
+      if (!fits(tp)) continue;
+      s = std::move(t);
+      choice.plan = std::move(tp);
+    }
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+      const int h = nodes[size_t(s.groups[gi].last)].out_h;
+      while (s.groups[gi].band_rows < h) {
+        Schedule t = s;
+        t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+        Plan tp = plan_schedule(input_bytes, nodes, t);
+        if (!fits(tp)) break;
+        s = std::move(t);
+        choice.plan = std::move(tp);
+      }
+    }
+    for (size_t i = 0; i < s.block.size(); ++i) {
+      const BandGroup* g = s.group_of(int(i));
+      if (g && g->resident) s.block[i] = 0;
+      while (s.block[i]) {
+        Schedule t = s;
+        t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
+        Plan tp = plan_schedule(input_bytes, nodes, t);
+        if (!fits(tp)) break;
+        s = std::move(t);
+        choice.plan = std::move(tp);
+      }
+    }
+    best_cost = extra_cost(nodes, s);
+  }
   // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.
   choice.smallest_fit = least;
   if (smallest) *smallest = least;
@@ -399,7 +452,7 @@ std::string describe_schedule(const Schedule& s) {
   for (const BandGroup& g : s.groups) {
     if (!out.empty()) out += "; ";
     out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +
-           std::to_string(g.band_rows) + " rows";
+           std::to_string(g.band_rows) + " rows" + (g.resident ? " (weights held)" : "");
   }
   return out.empty() ? "default (layer at a time, whole weights)" : out;
 }

@@ -27,6 +27,9 @@ class Network;
 struct BandGroup {
   int first = 0, last = 0;  // layers [first, last]; only `last`'s output leaves the group
   int band_rows = 0;        // rows of `last`'s output per band
+  // The group's weights read and packed once and held for all its bands (whole layers, no
+  // blocks), instead of read again for every step.
+  bool resident = false;
 };
 
 struct Schedule {
