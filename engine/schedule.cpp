@@ -202,13 +202,23 @@ bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
 
 namespace {
 
-// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 on a
-// 2-core x86 box: packing one im2col element again costs what ~100 FLOPs of the SGEMM do,
-// reading and packing a weight again ~150. Each extra weight block packs the layer's im2col
-// matrix again; each extra band re-reads and re-packs the group's weights and pays for its GEMM
-// calls. Only orders the schedules; bench/memory.sh measures the real ratio.
+// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 and
+// Yolo-Fastest-1.1-XL on a 2-core x86 box (mdfi bench --max-mem, per-layer medians, one
+// thread): packing one im2col element again costs what ~100 FLOPs of the SGEMM do, reading and
+// packing a weight again ~150, a band step of a conv ~5e5 (~10 us: Yolo-Fastest's one-row steps).
+// Each extra weight block packs the layer's im2col matrix again; each extra band re-reads and
+// re-packs the group's weights (unless it holds them) and pays for its GEMM calls; Winograd
+// layers of the default run by GEMM. Orders the schedules and predicts their time within a
+// factor of ~1.5 on a loaded box; bench/memory.sh measures the real ratio.
+// The default's Winograd layers run kWinogradGain times faster than by GEMM: measured on
+// YOLOv3-416 on the 2-core EPYC box (THREADS=1), the whole run with --winograd off took 1.13x the
+// default's time, its 25 Winograd layers holding 40 of its 66 GFLOP.
+constexpr double kWinogradGain = 1.25;
+
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
+  for (const SchedNode& n : nodes)
+    if (n.winograd_default) extra += n.flops * (1 - 1 / kWinogradGain);
   std::vector<int> bands(nodes.size(), 1);
   std::vector<bool> resident(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
@@ -221,7 +231,7 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
     if (n.band == SchedNode::Band::kConv) {
       extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
-      extra += double(bands[i] - 1) * ((resident[i] ? 0 : double(n.block_units) * n.gemm_k * 150) + 2.5e6 * nb);
+      extra += double(bands[i] - 1) * ((resident[i] ? 0 : double(n.block_units) * n.gemm_k * 150) + 5e5 * nb);
     } else if (n.block_units && nb > 1) {
       extra += double(nb) * 1e5;
     } else {
@@ -311,7 +321,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   if (budget_bytes == 0 || default_need <= budget_bytes) return choice;
 
   double base = 0;
-  for (const SchedNode& n : nodes) base += n.flops;
+  for (const SchedNode& n : nodes) base += n.winograd_default ? n.flops / kWinogradGain : n.flops;
   base = std::max(base, 1.0);
   // Group sets: maximal groups (of at most 4, 8 or any number of layers) up to each valid end;
   // each in bands of 1/2, 1/4, ... of its output.

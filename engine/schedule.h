@@ -59,9 +59,15 @@ struct SchedNode {
   int gemm_k = 0;        // conv: K of its GEMM (workspace depends on the band's columns)
   double flops = 0;
   bool output_head = false;  // plan.keep_to_end
+  // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays
+  // the difference (the cost model's kWinogradGain).
+  bool winograd_default = false;
 };
 
-std::vector<SchedNode> sched_nodes_for(const Network& net);
+// The per-layer Winograd tiles of `net` as built now (Layer::winograd_tile; 0: GEMM): taken
+// before a schedule turns Winograd off, and given to sched_nodes_for.
+std::vector<int> winograd_tiles(const Network& net);
+std::vector<SchedNode> sched_nodes_for(const Network& net, const std::vector<int>& default_tiles = {});
 
 // The block the run's schedule gives `layer` (0: the layer's default).
 struct ExecOptions;
