@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "arena_plan.h"
 #include "kernels/sgemm.h"
@@ -60,8 +61,45 @@ static int rows_allowed(const SchedNode& c, int done, int in_h) {
   return num / c.s + 1;
 }
 
+namespace {
+
+// A group's sweep sizes (window rows, rows per step, bands) depend only on the group and its
+// band height. choose_schedule sizes the same groups hundreds of times over one set of nodes:
+// while it runs, they are kept here (one planner call per thread at a time).
+struct SweepSizes {
+  std::vector<int> window_rows, max_new_rows;
+  int band_count = 0;
+};
+using SweepCache = std::map<std::tuple<int, int, int>, SweepSizes>;
+thread_local SweepCache* sweep_cache = nullptr;
+
+struct SweepCacheScope {
+  SweepCache cache;
+  SweepCacheScope() { sweep_cache = &cache; }
+  ~SweepCacheScope() { sweep_cache = nullptr; }
+  SweepCacheScope(const SweepCacheScope&) = delete;
+  SweepCacheScope& operator=(const SweepCacheScope&) = delete;
+};
+
+}  // namespace
+
+static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                       BandProgram& p);
+
 BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
                          bool with_steps) {
+  const std::tuple<int, int, int> key{g.first, g.last, g.band_rows};
+  if (!with_steps && sweep_cache) {
+    auto it = sweep_cache->find(key);
+    if (it != sweep_cache->end()) {
+      BandProgram p;
+      p.window_rows = it->second.window_rows;
+      p.max_new_rows = it->second.max_new_rows;
+      p.band_count = it->second.band_count;
+      step_sizes(nodes, schedule, g, p);
+      return p;
+    }
+  }
   const int first = g.first, count = g.last - g.first + 1;
   std::vector<std::vector<int>> consumers(static_cast<size_t>(count)), sources(static_cast<size_t>(count));
   for (int c = first; c <= g.last; ++c)
@@ -127,10 +165,18 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
     }
   }
   p.window_rows[size_t(count - 1)] = H;
-  for (int l = 0; l + 1 < count; ++l) {
+  for (int l = 0; l + 1 < count; ++l)
     if (nodes[size_t(first + l)].band == SchedNode::Band::kAlias) p.window_rows[size_t(l)] = 0;
-    p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
-  }
+  if (sweep_cache) (*sweep_cache)[key] = SweepSizes{p.window_rows, p.max_new_rows, p.band_count};
+  step_sizes(nodes, schedule, g, p);
+  return p;
+}
+
+// The windows' bytes and the largest step (weights and workspace) of a group's program.
+static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                       BandProgram& p) {
+  const int first = g.first, count = g.last - g.first + 1;
+  for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
   if (g.resident) {
     // Every layer's whole weights for the group's time, and one step's workspace at a time.
     size_t held = 0, ws = 0;
@@ -141,7 +187,7 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
     }
     p.step_weight_bytes = held;
     p.step_bytes = held + ws;
-    return p;
+    return;
   }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
@@ -159,7 +205,6 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
       p.step_weight_bytes = w;
     }
   }
-  return p;
 }
 
 Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
@@ -312,6 +357,7 @@ size_t schedule_need(const Plan& plan, size_t beside_arena) {
 
 Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
                                        size_t* smallest, size_t beside_arena) {
+  SweepCacheScope sweeps;
   ScheduleChoice choice;
   choice.schedule.block.assign(nodes.size(), 0);
   choice.plan = plan_schedule(input_bytes, nodes, choice.schedule);
