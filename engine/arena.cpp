@@ -122,9 +122,10 @@ std::vector<Arena::Move> Arena::shrink_to_split() {
     if (!layout_.compact) return {};
     std::vector<std::pair<size_t, size_t>> blocks(used_.begin(), used_.end());
     std::sort(blocks.begin(), blocks.end());
+    // Only the run's outputs may move (the caller re-points those): exactly their bytes live.
     size_t total = 0;
     for (const auto& b : blocks) total += b.second;
-    if (total > split) return {};
+    if (total != layout_.split) return {};
     // Lowest first: each block's new place ends at or below the next block's old one.
     size_t at = 0;
     used_.clear();
@@ -139,7 +140,6 @@ std::vector<Arena::Move> Arena::shrink_to_split() {
     free_.clear();
     free_.emplace(at, capacity_ - at);
   }
-  const char* from = base_;
   const uintptr_t old_address = reinterpret_cast<uintptr_t>(base_);  // compared as a number once freed
   char* moved = static_cast<char*>(std::realloc(base_, split));
   if (!moved) return moves;  // the old block stays valid and held
@@ -150,7 +150,8 @@ std::vector<Arena::Move> Arena::shrink_to_split() {
     auto last = std::prev(free_.end());
     if (last->first + last->second > split) last->second = split - last->first;
   }
-  moves.push_back({from, split, std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address)});
+  moves.push_back({reinterpret_cast<const char*>(old_address), split,
+                   std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address)});
   return moves;
 }
 
