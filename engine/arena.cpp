@@ -141,8 +141,12 @@ std::vector<Arena::Move> Arena::shrink_to_split() {
     free_.emplace(at, capacity_ - at);
   }
   const uintptr_t old_address = reinterpret_cast<uintptr_t>(base_);  // compared as a number once freed
+  moves.push_back({base_, split, 0});  // `by` once realloc has answered
   char* moved = static_cast<char*>(std::realloc(base_, split));
-  if (!moved) return moves;  // the old block stays valid and held
+  if (!moved) {  // the old block stays valid and held
+    moves.pop_back();
+    return moves;
+  }
   base_ = moved;
   capacity_ = split;
   free_.erase(free_.lower_bound(split), free_.end());
@@ -150,8 +154,7 @@ std::vector<Arena::Move> Arena::shrink_to_split() {
     auto last = std::prev(free_.end());
     if (last->first + last->second > split) last->second = split - last->first;
   }
-  moves.push_back({reinterpret_cast<const char*>(old_address), split,
-                   std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address)});
+  moves.back().by = std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address);
   return moves;
 }
 
