@@ -49,6 +49,7 @@ Action add_bench_command(CLI::App& app) {
   cmd->add_option("--threads,-j", a->run.threads, "compute threads (0 = all cores)")
       ->capture_default_str()
       ->check(number_in(0, 1024, true));
+  cmd->add_option("--max-mem", a->run.max_mem, "time the schedule that fits SIZE (as detect --max-mem)");
   cmd->add_flag("--reference", a->run.reference, "time the plain reference kernels instead");
   cmd->add_flag("--no-prefetch", a->run.no_prefetch, "no read-ahead thread for the weights file");
   cmd->add_flag("--keep-weights", a->run.keep_weights,

@@ -37,7 +37,7 @@ static void print_schedule(std::FILE* out, const Network& net, const Schedule& s
   for (const BandGroup& g : s.groups) {
     const BandProgram p = band_program(nodes, s, g);
     std::fprintf(out, "  layers %d-%d: %zu bands of %d rows of layer %d's output; row windows %s, one layer's weights and "
-                 "workspace at a time (up to %s)\n", g.first, g.last, p.bands.size(), g.band_rows, g.last,
+                 "workspace at a time (up to %s)\n", g.first, g.last, size_t(p.band_count), g.band_rows, g.last,
                  format_bytes(p.window_bytes).c_str(), format_bytes(p.step_bytes).c_str());
   }
   std::fprintf(out, "extra compute: 0.0%% of FLOPs (bands keep the halo rows instead of recomputing them); "
@@ -115,6 +115,7 @@ Action add_plan_command(CLI::App& app) {
       }
       // As a run decides (prepare_model): Winograd where the budget allows; when even that is
       // over, a schedule of weight blocks and bands, which runs without Winograd.
+      const std::vector<int> default_tiles = winograd_tiles(*net);  // the default schedule's Winograd layers
       ConvChoice within;
       parse_winograd_mode(args->model.winograd, &within.mode);
       within.budget_bytes = *budget;
@@ -122,7 +123,7 @@ Action add_plan_command(CLI::App& app) {
       plan = make_plan(*net);
       if (schedule_need(plan, beside) > *budget) {
         choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-        auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net), *budget, nullptr, beside);
+        auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net, default_tiles), *budget, nullptr, beside);
         if (!choice.ok()) return report(choice.status());
         schedule = choice->schedule;
         plan = std::move(choice->plan);

@@ -112,6 +112,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
     if (e.ok()) beside = std::max(beside, e->setup_bytes);
   }
+  const std::vector<int> default_tiles = winograd_tiles(pm.net);  // the default schedule's Winograd layers
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);
     pm.plan = make_plan(pm.net);
@@ -122,7 +123,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       // Bands and weight blocks run the im2col + SGEMM kernels, so a schedule runs without
       // Winograd: its outputs are bit-identical to --winograd off.
       choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
-      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net);
+      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, default_tiles);
       auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, beside);
       // An image too big for any schedule is refused on its own (a record, the batch goes on):
       // plan for the network alone then.

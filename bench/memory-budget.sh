@@ -118,4 +118,6 @@ echo "met: 'yes' = heap within the target and time within the allowance at the s
 echo "The budget covers preprocessing, the network and post-processing, whose limits follow the schedule's arena."
 echo "identical: 'capped' = the results are the default run's most confident ones, in order: generated weights give"
 echo "more results than post-processing's limits allow in the smaller arena (the network's outputs are identical: tests)."
+echo "time ratio: wall time of the whole process (planning and writing the results included): a capped run writes"
+echo "fewer results than the default, so for detectors it understates the network's slowdown ('mdfi bench --max-mem')."
 echo "threads: $THREADS; image: $IMAGE; heap = heaptrack's peak of the whole process (decimal MB)."

@@ -1,6 +1,7 @@
 #include "arena.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <utility>
@@ -111,15 +112,41 @@ void* Arena::allocate(size_t bytes, bool activation) {
   return p;
 }
 
-Arena::Move Arena::shrink_to_split() {
+std::vector<Arena::Move> Arena::shrink_to_split() {
   const size_t split = (layout_.split + 63) / 64 * 64;
   if (!base_ || split == 0 || split >= capacity_) return {};
-  for (const auto& kv : used_)
-    if (kv.first + kv.second > split) return {};
-  const Move move{base_, split, 0};
+  std::vector<Move> moves;
+  bool above = false;
+  for (const auto& kv : used_) above = above || kv.first + kv.second > split;
+  if (above) {
+    if (!layout_.compact) return {};
+    std::vector<std::pair<size_t, size_t>> blocks(used_.begin(), used_.end());
+    std::sort(blocks.begin(), blocks.end());
+    // Only the run's outputs may move (the caller re-points those): exactly their bytes live.
+    size_t total = 0;
+    for (const auto& b : blocks) total += b.second;
+    if (total != layout_.split) return {};
+    // Lowest first: each block's new place ends at or below the next block's old one.
+    size_t at = 0;
+    used_.clear();
+    for (const auto& b : blocks) {
+      if (b.first != at) {
+        std::memmove(base_ + at, base_ + b.first, b.second);
+        moves.push_back({base_ + b.first, b.second, std::ptrdiff_t(at) - std::ptrdiff_t(b.first)});
+      }
+      used_.emplace(at, b.second);
+      at += b.second;
+    }
+    free_.clear();
+    free_.emplace(at, capacity_ - at);
+  }
   const uintptr_t old_address = reinterpret_cast<uintptr_t>(base_);  // compared as a number once freed
+  moves.push_back({base_, split, 0});  // `by` once realloc has answered
   char* moved = static_cast<char*>(std::realloc(base_, split));
-  if (!moved) return {};  // the old block stays valid and held
+  if (!moved) {  // the old block stays valid and held
+    moves.pop_back();
+    return moves;
+  }
   base_ = moved;
   capacity_ = split;
   free_.erase(free_.lower_bound(split), free_.end());
@@ -127,7 +154,8 @@ Arena::Move Arena::shrink_to_split() {
     auto last = std::prev(free_.end());
     if (last->first + last->second > split) last->second = split - last->first;
   }
-  return {move.from, move.bytes, std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address)};
+  moves.back().by = std::ptrdiff_t(reinterpret_cast<uintptr_t>(moved) - old_address);
+  return moves;
 }
 
 void Arena::release(void* p) {

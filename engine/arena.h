@@ -26,6 +26,7 @@ struct ArenaLayout {
   static constexpr size_t kNone = ~size_t(0);
   size_t size = 0;
   size_t split = 0;  // the run's outputs lie below this offset (plan_arena's outputs_first), else 0
+  bool compact = false;  // ... once Arena::shrink_to_split has moved them there (they lie anywhere before)
   size_t input_offset = kNone;
   std::vector<size_t> output_offset;     // per layer; kNone when it reuses another buffer
   std::vector<size_t> transient_offset;  // per layer: weights and workspace, kNone when none
@@ -45,15 +46,17 @@ class Arena {
   void* allocate(size_t bytes, bool activation);
   void release(void* p);
   // After a run planned with outputs_first: when nothing lives above layout.split any more, the
-  // block shrinks to split bytes (realloc) and only the outputs stay held. realloc may move it
-  // (glibc shrinks in place, sanitizer allocators copy): the caller then re-points the buffers
-  // that lay in [from, from + bytes) by `by` bytes (RunOutput::relocate).
+  // block shrinks to split bytes (realloc) and only the outputs stay held. With layout.compact
+  // the outputs are first moved down (memmove, in address order) to fill [0, split). Each move,
+  // and realloc's (glibc shrinks in place, sanitizer allocators copy), is returned in order: the
+  // caller re-points the buffers that lay in [from, from + bytes) by `by` bytes
+  // (RunOutput::relocate), applying the moves in that order.
   struct Move {
     const char* from = nullptr;
     size_t bytes = 0;
     std::ptrdiff_t by = 0;
   };
-  Move shrink_to_split();
+  std::vector<Move> shrink_to_split();
   // The layer now running (-1: before the first); MemoryTracker::set_phase forwards it.
   void set_phase(int phase);
 

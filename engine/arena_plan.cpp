@@ -83,14 +83,26 @@ ArenaLayout plan_arena(const Plan& plan, bool outputs_first) {
   }
   // Largest first is usually within a few percent of the peak; when it is not (a memory
   // schedule's long-lived windows beside short-lived blocks), another order often is. The
-  // smallest wins; a tie keeps largest-first.
+  // smallest wins; a tie keeps largest-first. With outputs_first, the layouts that place the
+  // outputs anywhere are tried too (holding them at the bottom from their first layer on can
+  // cost a memory schedule a megabyte): the arena then moves them down once the network has run
+  // (ArenaLayout::compact).
   size_t best = ~size_t(0), split = 0;
   Order best_order = Order::kSize;
-  for (Order o : {Order::kSize, Order::kArea, Order::kLength, Order::kStart}) {
-    const size_t size = place_blocks(blocks, n, outputs_first, o, &split);
-    if (size < best) best = size, best_order = o;
+  bool best_free = false;
+  for (bool free_outputs : {false, true}) {
+    if (free_outputs && !outputs_first) break;
+    for (Order o : {Order::kSize, Order::kArea, Order::kLength, Order::kStart}) {
+      const size_t size = place_blocks(blocks, n, outputs_first && !free_outputs, o, &split);
+      if (size < best) best = size, best_order = o, best_free = free_outputs;
+    }
   }
-  out.size = place_blocks(blocks, n, outputs_first, best_order, &out.split);
+  out.size = place_blocks(blocks, n, outputs_first && !best_free, best_order, &out.split);
+  if (best_free) {
+    out.compact = true;
+    for (const Block& b : blocks)
+      if (b.last >= n) out.split += b.bytes;
+  }
   return out;
 }
 

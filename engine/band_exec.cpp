@@ -32,6 +32,17 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       at += size_t(prog.window_rows[size_t(l)]) * s.c * s.w;
     }
   }
+  // A resident group prepares each layer's weights once, for all its steps.
+  std::vector<PreparedRows> prepared(static_cast<size_t>(g.resident ? count : 0));
+  for (int l = 0; l < count && g.resident; ++l) {
+    const Layer& layer = *net.layers[size_t(g.first + l)];
+    LayerParams params(weights, layer, offsets[size_t(g.first + l)]);
+    LayerIO io;
+    io.params = &params;
+    io.mem = &mem;
+    io.exec = &exec;
+    MDFI_RETURN_IF_ERROR(layer.prepare_rows(io, prepared[size_t(l)]));
+  }
   auto view_of = [&](int src) -> RowWindow {
     while (src >= g.first && nodes[size_t(src)].band == SchedNode::Band::kAlias) src = net.layers[size_t(src)]->sources[0];
     if (src >= g.first) return win[size_t(src - g.first)];
@@ -70,7 +81,8 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       step.out = w;
       step.y0 = st.from;
       step.y1 = st.to;
-      step.block = scheduled_block(&exec, st.layer);
+      step.block = g.resident ? 0 : scheduled_block(&exec, st.layer);
+      step.prepared = g.resident ? &prepared[size_t(idx)] : nullptr;
       MDFI_RETURN_IF_ERROR(layer.forward_rows(step));
     }
   return Status::Ok();

@@ -42,6 +42,9 @@ struct RunOutput {
   const float* output_of(const Network& net, int layer) const;
   // Re-points the kept buffers that lay in the arena block Arena::shrink_to_split() moved.
   void relocate(const Arena::Move& move);
+  void relocate(const std::vector<Arena::Move>& moves) {
+    for (const Arena::Move& m : moves) relocate(m);
+  }
 };
 
 // The walk itself, on any backend. `prefetch` reads the weights file ahead (prefetcher.h).

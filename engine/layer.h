@@ -55,6 +55,7 @@ struct ParamSegment {
 class ResidentWeights;
 struct SchedNode;  // schedule.h
 struct RowStep;    // row_window.h
+struct PreparedRows;  // row_window.h
 struct Schedule;
 
 struct ExecOptions {
@@ -131,6 +132,9 @@ class Layer {
   virtual void describe_schedule(SchedNode& node) const { (void)node; }
   // One band step (row_window.h), for layers whose describe_schedule offers a band.
   virtual Status forward_rows(RowStep& step) const;
+  // Weights prepared once for every band step of a group that keeps them (BandGroup::resident);
+  // layers without weights prepare nothing.
+  virtual Status prepare_rows(LayerIO& io, PreparedRows& out) const { (void)io, (void)out; return Status::Ok(); }
   virtual Status forward(LayerIO& io) const = 0;
   // The layer whose parameters this one reads (AlexeyAB's share_index): that layer's range of the
   // weights file, not its own (then empty). -1: its own.

@@ -21,6 +21,15 @@ struct RowWindow {
   float* row(int ch, int y) const { return data + (size_t(ch) * cap + size_t(y - lo)) * w; }
 };
 
+// A layer's weights prepared for all the band steps of a resident group (Layer::prepare_rows):
+// a conv's folded biases and packed filters (the SGEMM's panels) or a depthwise conv's folded
+// taps, exactly as each step would prepare them.
+struct PreparedRows {
+  Buffer bias;
+  Buffer weights;
+  bool ready() const { return !weights.empty(); }
+};
+
 // One step of a banded group: output rows [y0, y1) of a layer into `out`, from windows of its
 // sources (in Layer::sources order). io carries the layer's parameters, the tracker and the
 // step's ExecOptions (threads); block is the schedule's weight block (filters at a time, 0: all).
@@ -30,6 +39,7 @@ struct RowStep {
   RowWindow out;
   int y0 = 0, y1 = 0;
   int block = 0;
+  const PreparedRows* prepared = nullptr;  // the group's resident weights, or null: read them
 };
 
 }  // namespace mdfi

@@ -1,9 +1,11 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "arena_plan.h"
 #include "kernels/sgemm.h"
@@ -50,18 +52,88 @@ static int hi_in(const SchedNode& c, int y1, int in_h) {
   return std::max(0, std::min(in_h, (y1 - 1) * c.s - c.pad_top + c.k));
 }
 
-BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g) {
+// The last row y1 a consumer `c` can compute once `done` rows of its source (of height in_h) exist.
+static int rows_allowed(const SchedNode& c, int done, int in_h) {
+  if (done >= in_h) return 1 << 30;
+  if (same_rows(c)) return done;
+  const int num = done + c.pad_top - c.k;  // (y1 - 1) * s <= num
+  if (num < 0) return 0;
+  return num / c.s + 1;
+}
+
+namespace {
+
+// A group's sweep sizes (window rows, rows per step, bands) depend only on the group and its
+// band height. choose_schedule sizes the same groups hundreds of times over one set of nodes:
+// while it runs, they are kept here (one planner call per thread at a time).
+struct SweepSizes {
+  std::vector<int> window_rows, max_new_rows;
+  int band_count = 0;
+};
+using SweepCache = std::map<std::tuple<int, int, int>, SweepSizes>;
+thread_local SweepCache* sweep_cache = nullptr;
+
+struct SweepCacheScope {
+  SweepCache cache;
+  SweepCacheScope() { sweep_cache = &cache; }
+  ~SweepCacheScope() { sweep_cache = nullptr; }
+  SweepCacheScope(const SweepCacheScope&) = delete;
+  SweepCacheScope& operator=(const SweepCacheScope&) = delete;
+};
+
+}  // namespace
+
+static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                       BandProgram& p);
+
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                         bool with_steps) {
+  const std::tuple<int, int, int> key{g.first, g.last, g.band_rows};
+  if (!with_steps && sweep_cache) {
+    auto it = sweep_cache->find(key);
+    if (it != sweep_cache->end()) {
+      BandProgram p;
+      p.window_rows = it->second.window_rows;
+      p.max_new_rows = it->second.max_new_rows;
+      p.band_count = it->second.band_count;
+      step_sizes(nodes, schedule, g, p);
+      return p;
+    }
+  }
   const int first = g.first, count = g.last - g.first + 1;
-  std::vector<std::vector<int>> consumers(static_cast<size_t>(count));
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(count)), sources(static_cast<size_t>(count));
   for (int c = first; c <= g.last; ++c)
     for (int s : nodes[size_t(c)].plan.sources)
-      if (s >= first && s <= g.last) consumers[size_t(s - first)].push_back(c);
+      if (s >= first && s <= g.last) {
+        consumers[size_t(s - first)].push_back(c);
+        sources[size_t(c - first)].push_back(s);
+      }
+  // The layers that read each layer's rows: an alias (dropout) holds no rows, so its consumers
+  // read this layer's window.
+  std::vector<std::vector<int>> readers(static_cast<size_t>(count));
+  for (int l = 0; l < count; ++l) {
+    std::vector<int> r = consumers[size_t(l)];
+    for (size_t i = 0; i < r.size(); ++i) {
+      const int c = r[i];
+      if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
+        r.insert(r.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
+      else
+        readers[size_t(l)].push_back(c);
+    }
+  }
   BandProgram p;
   p.window_rows.assign(size_t(count), 0);
   p.max_new_rows.assign(size_t(count), 0);
-  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done);
+  std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done), chunk(done);
   const int H = nodes[size_t(g.last)].out_h, R = std::max(1, g.band_rows);
+  // A layer computes at most its share of a band per step (R rows of the last layer's output
+  // scaled to its height), and only rows whose inputs exist: the first band, whose receptive
+  // field reaches many rows into the early layers, runs as several sweeps of these steps, so a
+  // window holds about one step's rows plus the halo instead of the whole first pyramid.
+  for (int l = 0; l < count; ++l)
+    chunk[size_t(l)] = std::max(1, int((int64_t(R) * nodes[size_t(first + l)].out_h + H - 1) / H));
   for (int y = 0; y < H; y += R) {
+    ++p.band_count;
     target[size_t(count - 1)] = std::min(H, y + R);
     for (int l = count - 2; l >= 0; --l) {
       int t = done[size_t(l)];
@@ -69,32 +141,53 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
         t = std::max(t, hi_in(nodes[size_t(c)], target[size_t(c - first)], nodes[size_t(first + l)].out_h));
       target[size_t(l)] = std::min(t, nodes[size_t(first + l)].out_h);
     }
-    std::vector<BandStep> steps;
-    for (int l = 0; l < count; ++l) {
-      int k = done[size_t(l)];
-      // An alias (dropout) holds no rows: its consumers read this layer's window.
-      std::vector<int> readers = consumers[size_t(l)];
-      for (size_t r = 0; r < readers.size(); ++r) {
-        const int c = readers[r];
-        if (nodes[size_t(c)].band == SchedNode::Band::kAlias)
-          readers.insert(readers.end(), consumers[size_t(c - first)].begin(), consumers[size_t(c - first)].end());
-        else
-          k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+    for (bool more = true, moved = true; more && moved;) {  // `moved`: never loops on a program bug
+      more = moved = false;
+      std::vector<BandStep> steps;
+      for (int l = 0; l < count; ++l) {
+        int to = std::min(target[size_t(l)], done[size_t(l)] + chunk[size_t(l)]);
+        for (int s : sources[size_t(l)])
+          to = std::min(to, rows_allowed(nodes[size_t(first + l)], done[size_t(s - first)], nodes[size_t(s)].out_h));
+        to = std::max(to, done[size_t(l)]);
+        int k = done[size_t(l)];
+        for (int c : readers[size_t(l)]) k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
+        if (l == count - 1) k = 0;  // the group's output is whole
+        k = std::max(k, keep[size_t(l)]);
+        if (with_steps) steps.push_back({first + l, k, done[size_t(l)], to});
+        p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], to - k);
+        p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], to - done[size_t(l)]);
+        keep[size_t(l)] = k;
+        moved = moved || to > done[size_t(l)];
+        done[size_t(l)] = to;
+        if (to < target[size_t(l)]) more = true;
       }
-      if (l == count - 1) k = 0;  // the group's output is whole
-      k = std::max(k, keep[size_t(l)]);
-      steps.push_back({first + l, k, done[size_t(l)], target[size_t(l)]});
-      p.window_rows[size_t(l)] = std::max(p.window_rows[size_t(l)], target[size_t(l)] - k);
-      p.max_new_rows[size_t(l)] = std::max(p.max_new_rows[size_t(l)], target[size_t(l)] - done[size_t(l)]);
-      keep[size_t(l)] = k;
-      done[size_t(l)] = std::max(done[size_t(l)], target[size_t(l)]);
+      if (with_steps) p.bands.push_back(std::move(steps));
     }
-    p.bands.push_back(std::move(steps));
   }
   p.window_rows[size_t(count - 1)] = H;
-  for (int l = 0; l + 1 < count; ++l) {
+  for (int l = 0; l + 1 < count; ++l)
     if (nodes[size_t(first + l)].band == SchedNode::Band::kAlias) p.window_rows[size_t(l)] = 0;
-    p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  if (sweep_cache) (*sweep_cache)[key] = SweepSizes{p.window_rows, p.max_new_rows, p.band_count};
+  step_sizes(nodes, schedule, g, p);
+  return p;
+}
+
+// The windows' bytes and the largest step (weights and workspace) of a group's program.
+static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                       BandProgram& p) {
+  const int first = g.first, count = g.last - g.first + 1;
+  for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
+  if (g.resident) {
+    // Every layer's whole weights for the group's time, and one step's workspace at a time.
+    size_t held = 0, ws = 0;
+    for (int l = 0; l < count; ++l) {
+      const SchedNode& node = nodes[size_t(first + l)];
+      if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
+      ws = std::max(ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
+    }
+    p.step_weight_bytes = held;
+    p.step_bytes = held + ws;
+    return;
   }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
@@ -112,7 +205,6 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
       p.step_weight_bytes = w;
     }
   }
-  return p;
 }
 
 Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
@@ -124,7 +216,7 @@ Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, cons
       pn.back().weight_bytes = blocked_weight_bytes(nodes[i], schedule.block[i]);
   }
   for (const BandGroup& g : schedule.groups) {
-    const BandProgram prog = band_program(nodes, schedule, g);
+    const BandProgram prog = band_program(nodes, schedule, g, false);
     std::vector<int> external;
     for (int l = g.first; l <= g.last; ++l)
       for (int s : nodes[size_t(l)].plan.sources)
@@ -155,17 +247,28 @@ bool valid_group(const std::vector<SchedNode>& nodes, int first, int last) {
 
 namespace {
 
-// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 on a
-// 2-core x86 box: packing one im2col element again costs what ~100 FLOPs of the SGEMM do,
-// reading and packing a weight again ~150. Each extra weight block packs the layer's im2col
-// matrix again; each extra band re-reads and re-packs the group's weights and pays for its GEMM
-// calls. Only orders the schedules; bench/memory.sh measures the real ratio.
+// Time of a schedule relative to the default, in FLOP-equivalents, calibrated on YOLOv3 and
+// Yolo-Fastest-1.1-XL on a 2-core x86 box (mdfi bench --max-mem, per-layer medians, one
+// thread): packing one im2col element again costs what ~100 FLOPs of the SGEMM do, reading and
+// packing a weight again ~150, a band step of a conv ~5e5 (~10 us: Yolo-Fastest's one-row steps).
+// Each extra weight block packs the layer's im2col matrix again; each extra band re-reads and
+// re-packs the group's weights (unless it holds them) and pays for its GEMM calls; Winograd
+// layers of the default run by GEMM. Orders the schedules and predicts their time within a
+// factor of ~1.5 on a loaded box; bench/memory.sh measures the real ratio.
+// The default's Winograd layers run kWinogradGain times faster than by GEMM: measured on
+// YOLOv3-416 on the 2-core EPYC box (THREADS=1), the whole run with --winograd off took 1.13x the
+// default's time, its 25 Winograd layers holding 40 of its 66 GFLOP.
+constexpr double kWinogradGain = 1.25;
+
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
+  for (const SchedNode& n : nodes)
+    if (n.winograd_default) extra += n.flops * (1 - 1 / kWinogradGain);
   std::vector<int> bands(nodes.size(), 1);
+  std::vector<bool> resident(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
     const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
-    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b;
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.resident;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
@@ -173,7 +276,7 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
     if (n.band == SchedNode::Band::kConv) {
       extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
-      extra += double(bands[i] - 1) * (double(n.block_units) * n.gemm_k * 150 + 2.5e6 * nb);
+      extra += double(bands[i] - 1) * ((resident[i] ? 0 : double(n.block_units) * n.gemm_k * 150) + 5e5 * nb);
     } else if (n.block_units && nb > 1) {
       extra += double(nb) * 1e5;
     } else {
@@ -211,7 +314,7 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   for (const BandGroup& g : groups) {
     const LayerPlan& lp = plan.layers[size_t(g.last)];
     if (lp.peak_bytes <= target) continue;
-    const BandProgram prog = band_program(nodes, s, g);
+    const BandProgram prog = band_program(nodes, s, g, false);
     const size_t over = lp.peak_bytes - target;
     const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
     for (int l = g.first; l <= g.last; ++l) {
@@ -225,12 +328,12 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   return s;
 }
 
-// Maximal valid groups, left to right, among layers [0, end].
-std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end) {
+// Maximal valid groups of at most `max_len` layers (0: any), left to right, among layers [0, end].
+std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end, int max_len) {
   std::vector<BandGroup> gs;
   for (int a = 0; a < end;) {
     int best = -1;
-    for (int b = end; b > a; --b)
+    for (int b = max_len ? std::min(end, a + max_len - 1) : end; b > a; --b)
       if (valid_group(nodes, a, b)) {
         best = b;
         break;
@@ -254,6 +357,7 @@ size_t schedule_need(const Plan& plan, size_t beside_arena) {
 
 Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
                                        size_t* smallest, size_t beside_arena) {
+  SweepCacheScope sweeps;
   ScheduleChoice choice;
   choice.schedule.block.assign(nodes.size(), 0);
   choice.plan = plan_schedule(input_bytes, nodes, choice.schedule);
@@ -263,13 +367,16 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   if (budget_bytes == 0 || default_need <= budget_bytes) return choice;
 
   double base = 0;
-  for (const SchedNode& n : nodes) base += n.flops;
+  for (const SchedNode& n : nodes) base += n.winograd_default ? n.flops / kWinogradGain : n.flops;
   base = std::max(base, 1.0);
-  // Group sets: maximal groups up to each valid end; each in bands of 1/2, 1/4, ... of its output.
+  // Group sets: maximal groups (of at most 4, 8 or any number of layers) up to each valid end;
+  // each in bands of 1/2, 1/4, ... of its output.
   std::vector<std::vector<BandGroup>> sets{{}};
   std::set<std::vector<std::pair<int, int>>> seen;
+  // Shorter groups hold fewer windows at once; longer ones keep fewer whole tensors.
+  for (int max_len : {0, 4, 8})
   for (int end = 1; end < int(nodes.size()); ++end) {
-    std::vector<BandGroup> gs = groups_up_to(nodes, end);
+    std::vector<BandGroup> gs = groups_up_to(nodes, end, max_len);
     std::vector<std::pair<int, int>> key;
     for (const BandGroup& g : gs) key.push_back({g.first, g.last});
     if (gs.empty() || !seen.insert(key).second) continue;
@@ -291,9 +398,28 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   size_t least = default_need;
   bool found = false;
   double best_cost = 0;
-  for (const auto& l : layouts) {
+  // The arena is at least the peak, so peak + beside_arena bounds a need from below: the arena
+  // (the planner's slowest part) is placed only for plans that bound does not rule out.
+  auto fits = [&](const Plan& plan) {
+    return plan.peak_bytes + beside_arena <= budget_bytes && schedule_need(plan, beside_arena) <= budget_bytes;
+  };
+  // Layouts in the order of their cost without any weight block, a lower bound of their cost:
+  // once that bound reaches the best cost found, no later layout can win.
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    Schedule unblocked;
+    unblocked.block.assign(nodes.size(), 0);
+    unblocked.groups = layouts[i];
+    order.push_back({extra_cost(nodes, unblocked), i});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) { return a.first < b.first; });
+  for (const auto& o : order) {
+    if (found && o.first >= best_cost) break;
+    const std::vector<BandGroup>& l = layouts[o.second];
     const Schedule finest = fit_blocks(input_bytes, nodes, l, 0);
     const Plan fp = plan_schedule(input_bytes, nodes, finest);
+    if (fp.peak_bytes + beside_arena >= least && fp.peak_bytes + beside_arena > budget_bytes) continue;
     const size_t floor = schedule_need(fp, beside_arena);
     least = std::min(least, floor);
     if (floor > budget_bytes) continue;
@@ -306,7 +432,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       const size_t mid = lo + (hi - lo + 1) / 2;
       Schedule t = fit_blocks(input_bytes, nodes, l, mid);
       Plan tp = plan_schedule(input_bytes, nodes, t);
-      if (schedule_need(tp, beside_arena) <= budget_bytes) {
+      if (fits(tp)) {
         lo = mid;
         s = std::move(t);
         p = std::move(tp);
@@ -323,6 +449,47 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       choice.plan = std::move(p);
     }
   }
+  if (found) {
+    // The bisection sizes every layer's blocks to one target and every group's bands to one
+    // fraction: layers and groups away from the peak can usually take more. Taller bands (fewer
+    // steps) and larger blocks (fewer im2col repacks) only lower the cost; each is kept when the
+    // whole schedule still fits.
+    Schedule& s = choice.schedule;
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
+      Schedule t = s;
+      t.groups[gi].resident = true;
+      for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
+      Plan tp = plan_schedule(input_bytes, nodes, t);
+      if (!fits(tp)) continue;
+      s = std::move(t);
+      choice.plan = std::move(tp);
+    }
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+      const int h = nodes[size_t(s.groups[gi].last)].out_h;
+      while (s.groups[gi].band_rows < h) {
+        Schedule t = s;
+        t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+        Plan tp = plan_schedule(input_bytes, nodes, t);
+        if (!fits(tp)) break;
+        s = std::move(t);
+        choice.plan = std::move(tp);
+      }
+    }
+    for (size_t i = 0; i < s.block.size(); ++i) {
+      const BandGroup* g = s.group_of(int(i));
+      if (g && g->resident) s.block[i] = 0;
+      while (s.block[i]) {
+        Schedule t = s;
+        t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
+        Plan tp = plan_schedule(input_bytes, nodes, t);
+        if (!fits(tp)) break;
+        s = std::move(t);
+        choice.plan = std::move(tp);
+      }
+    }
+    best_cost = extra_cost(nodes, s);
+  }
+  // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.
   choice.smallest_fit = least;
   if (smallest) *smallest = least;
   if (!found)
@@ -341,7 +508,7 @@ std::string describe_schedule(const Schedule& s) {
   for (const BandGroup& g : s.groups) {
     if (!out.empty()) out += "; ";
     out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +
-           std::to_string(g.band_rows) + " rows";
+           std::to_string(g.band_rows) + " rows" + (g.resident ? " (weights held)" : "");
   }
   return out.empty() ? "default (layer at a time, whole weights)" : out;
 }

@@ -27,6 +27,9 @@ class Network;
 struct BandGroup {
   int first = 0, last = 0;  // layers [first, last]; only `last`'s output leaves the group
   int band_rows = 0;        // rows of `last`'s output per band
+  // The group's weights read and packed once and held for all its bands (whole layers, no
+  // blocks), instead of read again for every step.
+  bool resident = false;
 };
 
 struct Schedule {
@@ -56,9 +59,15 @@ struct SchedNode {
   int gemm_k = 0;        // conv: K of its GEMM (workspace depends on the band's columns)
   double flops = 0;
   bool output_head = false;  // plan.keep_to_end
+  // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays
+  // the difference (the cost model's kWinogradGain).
+  bool winograd_default = false;
 };
 
-std::vector<SchedNode> sched_nodes_for(const Network& net);
+// The per-layer Winograd tiles of `net` as built now (Layer::winograd_tile; 0: GEMM): taken
+// before a schedule turns Winograd off, and given to sched_nodes_for.
+std::vector<int> winograd_tiles(const Network& net);
+std::vector<SchedNode> sched_nodes_for(const Network& net, const std::vector<int>& default_tiles = {});
 
 // The block the run's schedule gives `layer` (0: the layer's default).
 struct ExecOptions;
@@ -76,14 +85,19 @@ struct BandStep {
   int keep = 0, from = 0, to = 0;
 };
 struct BandProgram {
-  std::vector<std::vector<BandStep>> bands;  // per band, the group's layers in order
+  int band_count = 0;  // bands of the last layer's output
+  // Sweeps over the group's layers in order (a band takes one or more: the first several, as
+  // its receptive field reaches far into the early layers), each layer's step in each.
+  std::vector<std::vector<BandStep>> bands;
   std::vector<int> window_rows;  // per layer of the group (index - first): rows its window holds (last: whole)
   std::vector<int> max_new_rows;  // per layer: most rows computed in one step
   size_t window_bytes = 0;        // all windows of intermediates, one block
   size_t step_bytes = 0;          // the largest weights + workspace of one layer's step
   size_t step_weight_bytes = 0;   // the weights part of the largest step
 };
-BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g);
+// with_steps = false: only the sizes (the planner's question), not `bands`.
+BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
+                         bool with_steps = true);
 
 // The plan of a schedule: weights at their block sizes, each group's layers folded into its
 // last one (which holds the windows and one layer's step at a time).

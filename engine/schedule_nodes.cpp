@@ -7,7 +7,13 @@
 
 namespace mdfi {
 
-std::vector<SchedNode> sched_nodes_for(const Network& net) {
+std::vector<int> winograd_tiles(const Network& net) {
+  std::vector<int> t;
+  for (const auto& l : net.layers) t.push_back(l->winograd_tile());
+  return t;
+}
+
+std::vector<SchedNode> sched_nodes_for(const Network& net, const std::vector<int>& default_tiles) {
   const std::vector<PlanNode> plan = plan_nodes_for(net);
   std::vector<SchedNode> nodes(plan.size());
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -19,6 +25,7 @@ std::vector<SchedNode> sched_nodes_for(const Network& net) {
     n.row_bytes = size_t(l.out.c) * l.out.w * sizeof(float);
     n.flops = l.flops();
     n.output_head = l.is_output_head();
+    n.winograd_default = i < default_tiles.size() && default_tiles[i] > 0;
     if (l.aliases_input() && l.sources.size() == 1 && l.out == l.source_shapes[0])
       n.band = SchedNode::Band::kAlias;  // dropout at inference: its source's rows
     else

@@ -23,6 +23,7 @@ class ConvLayer : public Layer {
   Status forward(LayerIO& io) const override;
   void describe_schedule(SchedNode& node) const override;
   Status forward_rows(RowStep& step) const override;
+  Status prepare_rows(LayerIO& io, PreparedRows& out) const override;
   // Optimised path (layers/conv_fast.cpp): BN folded into packed weights, blocked SGEMM or a
   // direct depthwise kernel, bias and activation fused into the output pass.
   Status forward_fast(LayerIO& io) const;

@@ -66,35 +66,130 @@ void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
   }
 }
 
-Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
-                 int block) {
-  if (y1 <= y0) return Status::Ok();
+namespace {
+
+// Folded biases into `bias` and the batch-norm factors of `l` (as forward_fast: the same double
+// expression, rounded once).
+Status fold_bias(const ConvLayer& l, LayerIO& io, Buffer& bias, std::vector<float>& factor) {
   const size_t n = size_t(l.filters);
-  const int M = l.filters, K = l.in.c * l.size * l.size, N = (y1 - y0) * l.out.w;
-  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
-  const int mb = block <= 0 || block >= M ? M : std::min(M, (block + kernels::kMR - 1) / kernels::kMR * kernels::kMR);
   // File order: biases, [scales, rolling_mean, rolling_variance], weights.
   auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
   if (!head.ok()) return head.status();
-  auto bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
-  if (!bias.ok()) return bias.status();
-  std::vector<float> factor(n, 1.f);
+  auto b = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  if (!b.ok()) return b.status();
+  bias = std::move(*b);
+  factor.assign(n, 1.f);
   for (size_t f = 0; f < n; ++f) {
-    float b = head->data()[f];
-    if (l.batch_normalize) {  // as forward_fast: the same double expression, rounded once
+    float v = head->data()[f];
+    if (l.batch_normalize) {
       const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
       const double d = bn_denominator(var, l.compat);
       factor[f] = float(scale / d);
-      b = float(b - double(scale) * mean / d);
+      v = float(v - double(scale) * mean / d);
     }
-    bias->data()[f] = b;
+    bias.data()[f] = v;
   }
-  const size_t wbase = n * (l.batch_normalize ? 4 : 1);
+  return Status::Ok();
+}
+
+// Reads filters [m0, m0 + rb) and packs them into `packed` (panels of kMR), `rows` holding pt
+// panels' raw rows.
+Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& factor, int m0, int rb, int pt,
+                    float* rows, float* packed) {
+  const int M = l.filters, K = l.in.c * l.size * l.size;
+  const size_t wbase = size_t(l.filters) * (l.batch_normalize ? 4 : 1);
+  const int panels = (rb + kernels::kMR - 1) / kernels::kMR;
+  // A small block is packed by this thread alone: a parallel region per block costs more than
+  // its packing on a busy machine.
+  const int pack = panels >= 4 * pt ? pt : 1;
+  std::vector<Status> errors(size_t(pt), Status::Ok());
+#pragma omp parallel for num_threads(pack) schedule(static) if (pack > 1)
+  for (int t = 0; t < panels; ++t) {
+#if defined(_OPENMP)
+    const int tid = omp_get_thread_num();
+#else
+    const int tid = 0;
+#endif
+    if (!errors[size_t(tid)].ok()) continue;
+    const int f0 = m0 + t * kernels::kMR, r = std::min(kernels::kMR, M - f0);
+    float* own = rows + size_t(tid) * kernels::kMR * K;
+    Status st = io.params->read(wbase + size_t(f0) * K, own, size_t(r) * K);
+    if (!st.ok()) {
+      errors[size_t(tid)] = std::move(st);
+      continue;
+    }
+    kernels::pack_a_panel(r, K, own, K, packed + size_t(t) * kernels::kMR * K,
+                          l.batch_normalize ? factor.data() + f0 : nullptr);
+  }
+  for (Status& st : errors)
+    if (!st.ok()) return st;
+  return Status::Ok();
+}
+
+// Depthwise taps with the batch-norm factor folded in, and the folded biases.
+Status fold_depthwise(const ConvLayer& l, LayerIO& io, Buffer& bias, Buffer& w) {
+  const size_t n = size_t(l.filters);
+  const int kk = l.size * l.size;
+  auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
+  if (!head.ok()) return head.status();
+  auto b = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
+  if (!b.ok()) return b.status();
+  bias = std::move(*b);
+  auto wb = Buffer::make(*io.mem, n * kk, MemCategory::kWeights, "conv weights");
+  if (!wb.ok()) return wb.status();
+  w = std::move(*wb);
+  MDFI_RETURN_IF_ERROR(io.params->read(n * (l.batch_normalize ? 4 : 1), w.data(), n * kk));
+  for (size_t f = 0; f < n; ++f) {  // as forward_fast's folding
+    float v = head->data()[f], factor = 1.f;
+    if (l.batch_normalize) {
+      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
+      const double d = bn_denominator(var, l.compat);
+      factor = float(scale / d);
+      v = float(v - double(scale) * mean / d);
+      for (int i = 0; i < kk; ++i) w.data()[f * kk + i] *= factor;
+    }
+    bias.data()[f] = v;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status conv_rows_prepare(const ConvLayer& l, LayerIO& io, PreparedRows& out) {
+  if (l.depthwise()) return fold_depthwise(l, io, out.bias, out.weights);
+  const int M = l.filters, K = l.in.c * l.size * l.size;
+  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
   const int pt = ConvLayer::pack_threads(threads);
-  auto packed = Buffer::make(*io.mem, kernels::packed_a_floats(mb, K), MemCategory::kWeights, "conv weight block");
+  std::vector<float> factor;
+  MDFI_RETURN_IF_ERROR(fold_bias(l, io, out.bias, factor));
+  auto packed = Buffer::make(*io.mem, kernels::packed_a_floats(M, K), MemCategory::kWeights, "conv packed weights");
   if (!packed.ok()) return packed.status();
   auto rows = Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows");
   if (!rows.ok()) return rows.status();
+  MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, 0, M, pt, rows->data(), packed->data()));
+  out.weights = std::move(*packed);
+  return Status::Ok();
+}
+
+Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
+                 int block, const PreparedRows* prepared) {
+  if (y1 <= y0) return Status::Ok();
+  const int M = l.filters, K = l.in.c * l.size * l.size, N = (y1 - y0) * l.out.w;
+  const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
+  const int mb = prepared || block <= 0 || block >= M ? M
+                                                      : std::min(M, (block + kernels::kMR - 1) / kernels::kMR * kernels::kMR);
+  Buffer bias, packed, rows;
+  std::vector<float> factor;
+  const int pt = ConvLayer::pack_threads(threads);
+  if (!prepared) {
+    MDFI_RETURN_IF_ERROR(fold_bias(l, io, bias, factor));
+    auto p = Buffer::make(*io.mem, kernels::packed_a_floats(mb, K), MemCategory::kWeights, "conv weight block");
+    if (!p.ok()) return p.status();
+    packed = std::move(*p);
+    auto r = Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows");
+    if (!r.ok()) return r.status();
+    rows = std::move(*r);
+  }
   auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace,
                          "packed im2col block");
   if (!ws.ok()) return ws.status();
@@ -108,66 +203,29 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
                                                : static_cast<const kernels::BSource&>(im2col);
   const int ldc = out.cap * out.w;  // between output channels
   float* C = out.data + size_t(y0 - out.lo) * out.w;
-  std::vector<Status> errors(size_t(pt), Status::Ok());
+  const float* bias_data = prepared ? prepared->bias.data() : bias.data();
   for (int m0 = 0; m0 < M; m0 += mb) {
     const int rb = std::min(mb, M - m0);
-    const int panels = (rb + kernels::kMR - 1) / kernels::kMR;
-    // A small block is packed by this thread alone: a parallel region per block costs more than
-    // its packing on a busy machine.
-    const int pack = panels >= 4 * pt ? pt : 1;
-#pragma omp parallel for num_threads(pack) schedule(static) if (pack > 1)
-    for (int t = 0; t < panels; ++t) {
-#if defined(_OPENMP)
-      const int tid = omp_get_thread_num();
-#else
-      const int tid = 0;
-#endif
-      if (!errors[size_t(tid)].ok()) continue;
-      const int f0 = m0 + t * kernels::kMR, r = std::min(kernels::kMR, M - f0);
-      float* own = rows->data() + size_t(tid) * kernels::kMR * K;
-      Status st = io.params->read(wbase + size_t(f0) * K, own, size_t(r) * K);
-      if (!st.ok()) {
-        errors[size_t(tid)] = std::move(st);
-        continue;
-      }
-      kernels::pack_a_panel(r, K, own, K, packed->data() + size_t(t) * kernels::kMR * K,
-                            l.batch_normalize ? factor.data() + f0 : nullptr);
-    }
-    for (Status& st : errors)
-      if (!st.ok()) return st;
-    kernels::sgemm_packed(rb, N, K, packed->data(), b, C + size_t(m0) * ldc, ldc, bias->data() + m0, l.activation,
-                          threads, ws->data());
+    const float* a = prepared ? prepared->weights.data() : packed.data();
+    if (!prepared) MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, m0, rb, pt, rows.data(), packed.data()));
+    kernels::sgemm_packed(rb, N, K, a, b, C + size_t(m0) * ldc, ldc, bias_data + m0, l.activation, threads, ws->data());
   }
   return Status::Ok();
 }
 
-Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1) {
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
+                      const PreparedRows* prepared) {
   if (y1 <= y0) return Status::Ok();
-  const size_t n = size_t(l.filters);
   const int kk = l.size * l.size;
-  auto head = load_params(io, 0, n * (l.batch_normalize ? 4 : 1), "conv biases");
-  if (!head.ok()) return head.status();
-  auto bias = Buffer::make(*io.mem, n, MemCategory::kWeights, "conv folded bias");
-  if (!bias.ok()) return bias.status();
-  auto w = Buffer::make(*io.mem, n * kk, MemCategory::kWeights, "conv weights");
-  if (!w.ok()) return w.status();
-  MDFI_RETURN_IF_ERROR(io.params->read(n * (l.batch_normalize ? 4 : 1), w->data(), n * kk));
-  for (size_t f = 0; f < n; ++f) {  // as forward_fast's folding
-    float b = head->data()[f], factor = 1.f;
-    if (l.batch_normalize) {
-      const float scale = head->data()[n + f], mean = head->data()[2 * n + f], var = head->data()[3 * n + f];
-      const double d = bn_denominator(var, l.compat);
-      factor = float(scale / d);
-      b = float(b - double(scale) * mean / d);
-      for (int i = 0; i < kk; ++i) w->data()[f * kk + i] *= factor;
-    }
-    bias->data()[f] = b;
-  }
+  Buffer own_bias, own_w;
+  if (!prepared) MDFI_RETURN_IF_ERROR(fold_depthwise(l, io, own_bias, own_w));
+  const float* wdata = prepared ? prepared->weights.data() : own_w.data();
+  const float* bdata = prepared ? prepared->bias.data() : own_bias.data();
   const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
   const int k = l.size, s = l.stride, p = l.pad, ow = l.out.w, iw = in.w;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int c = 0; c < l.filters; ++c) {
-    const float* wk = w->data() + size_t(c) * kk;
+    const float* wk = wdata + size_t(c) * kk;
     for (int oy = y0; oy < y1; ++oy) {
       float* orow = out.row(c, oy);
       std::fill(orow, orow + ow, 0.f);
@@ -186,7 +244,7 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
             for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
         }
       }
-      const float bv = bias->data()[c];
+      const float bv = bdata[c];
       for (int ox = 0; ox < ow; ++ox) orow[ox] += bv;
       activate_array(orow, size_t(ow), l.activation);
     }
@@ -223,7 +281,13 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
 }
 
 Status ConvLayer::forward_rows(RowStep& step) const {
-  if (depthwise()) return depthwise_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1);
-  return conv_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, step.block);
+  const PreparedRows* prep = step.prepared && step.prepared->ready() ? step.prepared : nullptr;
+  if (depthwise()) return depthwise_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, prep);
+  return conv_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, step.block, prep);
+}
+
+Status ConvLayer::prepare_rows(LayerIO& io, PreparedRows& out) const {
+  if (!depthwise() && (groups != 1 || dilation != 1 || share_from >= 0)) return Status::Ok();  // never banded
+  return conv_rows_prepare(*this, io, out);
 }
 }  // namespace mdfi

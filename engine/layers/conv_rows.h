@@ -26,12 +26,16 @@ class WindowIm2colB : public kernels::BSource {
 double bn_denominator(float var, Compat compat);
 
 // Output rows [y0, y1) of `l` (groups == 1, not depthwise) into `out`, weights `block` filters
-// at a time (block <= 0 or >= filters: all at once). io.params, io.mem and io.exec are used.
+// at a time (block <= 0 or >= filters: all at once), or `prepared` ones (conv_rows_prepare).
+// io.params, io.mem and io.exec are used.
 Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
-                 int block);
+                 int block, const PreparedRows* prepared = nullptr);
+// All of `l`'s filters read, folded and packed as conv_rows packs them (depthwise: the folded taps).
+Status conv_rows_prepare(const ConvLayer& l, LayerIO& io, PreparedRows& out);
 
 // Output rows [y0, y1) of a depthwise `l` (kernels::depthwise_conv's taps, order and roundings:
 // per output, a zero, then (ky, kx) multiply-adds, then the bias and the activation).
-Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1);
+Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
+                      const PreparedRows* prepared = nullptr);
 
 }  // namespace mdfi

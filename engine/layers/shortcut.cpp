@@ -170,12 +170,16 @@ Status ShortcutLayer::forward(LayerIO& io) const {
 
 // Bands of pjreddie's plain residual add of two equal shapes; AlexeyAB's weighted or multi-source
 // forms keep today's path.
+// Bands: the two-source add of equal shapes (pjreddie's, or AlexeyAB's without weights: the
+// residual of Yolo-Fastest and MobileNet).
 void ShortcutLayer::describe_schedule(SchedNode& n) const {
-  if (alexeyab || source_shapes.size() != 2 || !(source_shapes[1] == out) || !(source_shapes[0] == out)) return;
+  if ((alexeyab && nweights) || source_shapes.size() != 2 || !(source_shapes[1] == out) || !(source_shapes[0] == out))
+    return;
   n.band = SchedNode::Band::kAdd;
 }
 
-// Rows of forward for equal shapes: out = alpha * prev + beta * from, then the activation.
+// Rows of forward for equal shapes: out = alpha * prev + beta * from (AlexeyAB: prev + from, as
+// forward_alexeyab's plain loop), then the activation.
 Status ShortcutLayer::forward_rows(RowStep& step) const {
   const RowWindow& a = step.inputs[0];
   const RowWindow& b = step.inputs[1];
@@ -187,10 +191,13 @@ Status ShortcutLayer::forward_rows(RowStep& step) const {
       const float* pa = a.row(k, i);
       const float* pb = b.row(k, i);
       float* o = out.row(k, i);
-      for (int j = 0; j < out.w; ++j) {
-        o[j] = pa[j];
-        o[j] = alpha * o[j] + beta * pb[j];
-      }
+      if (alexeyab)
+        for (int j = 0; j < out.w; ++j) o[j] = pa[j] + pb[j];
+      else
+        for (int j = 0; j < out.w; ++j) {
+          o[j] = pa[j];
+          o[j] = alpha * o[j] + beta * pb[j];
+        }
       activate_array(o, size_t(out.w), activation);
     }
   return Status::Ok();

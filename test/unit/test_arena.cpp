@@ -47,11 +47,12 @@ TEST_CASE("the arena layout keeps coexisting buffers apart and stays near the pe
     const auto spans = spans_of(plan, a);
     INFO(name << (outputs_first ? " (outputs first)" : "") << ": arena " << a.size << " bytes, plan peak " << plan.peak_bytes);
     if (outputs_first) {
-      // The outputs kept to the end fill [0, split) exactly; nothing else lives there at the end.
+      // The outputs kept to the end fill [0, split) exactly (once moved there, when compact);
+      // nothing else lives there at the end.
       size_t kept = 0;
       for (const Span& sp : spans)
         if (sp.last >= int(plan.layers.size())) {
-          CHECK(sp.offset + sp.bytes <= a.split);
+          if (!a.compact) CHECK(sp.offset + sp.bytes <= a.split);
           kept += sp.bytes;
         }
       CHECK(kept == a.split);
@@ -182,4 +183,30 @@ TEST_CASE("an arena too small for a request hands it to the system allocator", "
   CHECK(f != nullptr);
   CHECK(arena.outside() == 1);
   arena.release(f);
+}
+
+TEST_CASE("a compact layout moves the outputs down before shrinking, and they stay intact", "[memory]") {
+  // plan_arena(.., true) may leave the outputs where the run put them (ArenaLayout::compact):
+  // here the layout planned without outputs_first, told to compact, so the outputs lie anywhere.
+  TinyRun t;
+  const std::vector<float> input(t.net->input_shape().count(), 0.25f);
+  const auto plain = t.run(input, nullptr);
+  ArenaLayout layout = plan_arena(t.plan, false);
+  const int n = int(t.plan.layers.size());
+  size_t kept = 0, highest = 0;
+  for (int i = 0; i < n; ++i)
+    if (t.plan.layers[size_t(i)].buffer == i && t.plan.last_use[size_t(i) + 1] >= n) {
+      kept += arena_block_bytes(t.plan.layers[size_t(i)].output_bytes);
+      highest = std::max(highest, layout.output_offset[size_t(i)] + arena_block_bytes(t.plan.layers[size_t(i)].output_bytes));
+    }
+  REQUIRE(kept > 0);
+  layout.split = kept;
+  layout.compact = true;
+  CHECK(highest > kept);  // something has to move
+  Arena arena(layout);
+  size_t held_after = 0;
+  const auto shrunk = t.run(input, &arena, true, &held_after);
+  CHECK(held_after == (kept + 63) / 64 * 64);
+  REQUIRE(shrunk.size() == plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) CHECK(shrunk[i] == plain[i]);
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <fstream>
 #include <random>
 
 #include "executor.h"
@@ -216,26 +217,43 @@ stride=1
 pad=1
 activation=linear
 )";
-  auto net = network_from_text(cfg, "sched_bands.cfg");
-  REQUIRE(net.ok());
-  // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_bands.weights";
-  REQUIRE(generate_weights(*net, wpath, 9).ok());
-  const std::vector<SchedNode> nodes = sched_nodes_for(*net);
-  REQUIRE(valid_group(nodes, 0, 9));
-  const Plan base_plan = make_plan(*net);
-  const RunResult base = run_with(*net, base_plan, wpath, nullptr, 4);
-  for (int rows : {1, 2, 3, 5, 8}) {
-    Schedule s;
-    s.block.assign(nodes.size(), 0);
-    s.groups.push_back({0, 9, rows});
-    const Plan plan = plan_schedule(net->input_shape().bytes(), nodes, s);
-    const RunResult r = run_with(*net, plan, wpath, &s, 4);
-    INFO("bands of " << rows << " rows");
-    CHECK(same_bits(r.outputs[9], base.outputs[9]));
-    CHECK(r.peak <= plan.peak_bytes);
-    if (rows <= 2) CHECK(plan.peak_bytes < base_plan.peak_bytes);
+  // The same network under AlexeyAB's semantics: its weightless shortcut is a plain add, and
+  // bands as well.
+  for (int variant = 0; variant < 2; ++variant) {
+    const std::string path = std::string(MDFI_TEST_TMP) + "/sched_bands.cfg";
+    std::ofstream(path, std::ios::binary) << cfg;
+    BuildOptions opts;
+    opts.compat = variant ? Compat::kAlexeyAB : Compat::kPjreddie;
+    auto net = load_network_cfg(path, opts);
+    REQUIRE(net.ok());
+    CHECK(net->net.compat == (variant ? Compat::kAlexeyAB : Compat::kPjreddie));
+    // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_bands.weights";
+    REQUIRE(generate_weights(*net, wpath, 9).ok());
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net);
+    REQUIRE(valid_group(nodes, 0, 9));
+    const Plan base_plan = make_plan(*net);
+    const RunResult base = run_with(*net, base_plan, wpath, nullptr, 4);
+    for (int rows : {1, 2, 3, 5, 8})
+      for (bool resident : {false, true}) {
+        Schedule s;
+        s.block.assign(nodes.size(), 0);
+        s.groups.push_back({0, 9, rows, resident});
+        const Plan plan = plan_schedule(net->input_shape().bytes(), nodes, s);
+        const RunResult r = run_with(*net, plan, wpath, &s, 4);
+        INFO("bands of " << rows << " rows" << (resident ? ", weights held" : ""));
+        CHECK(same_bits(r.outputs[9], base.outputs[9]));
+        CHECK(r.peak <= plan.peak_bytes);
+        if (rows <= 2) CHECK(plan.peak_bytes < base_plan.peak_bytes);
+        // The first band's receptive field reaches 10 rows of layer 0 (through the stride-2 conv
+        // and the pool); computed in steps of layer 0's share of a band (29 / 8 rows of the last
+        // output: 4 per row), its window holds one step plus the halo, not those 10 rows.
+        const BandProgram prog = band_program(nodes, s, s.groups[0]);
+        const int share = (rows * 29 + 7) / 8;
+        if (rows == 1) CHECK(prog.window_rows[0] <= share + 2);
+        CHECK(prog.band_count == (8 + rows - 1) / rows);
+      }
   }
 }
 
