@@ -31,11 +31,11 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
       ->capture_default_str()
       ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
   cmd.add_option("--winograd", args.winograd,
-                 "3x3 stride-1 convolutions by Winograd where the planner finds it costs no peak memory: f2 "
-                 "(F(2x2,3x3), within the parity limits), f4 (F(4x4,3x3) where it fits, faster, rounds further from "
-                 "Darknet), off (GEMM only)")
+                 "3x3 stride-1 convolutions by Winograd where the planner finds it costs no peak memory: auto "
+                 "(F(4x4,3x3) on maps of 1024 pixels and more, F(2x2,3x3) below), f2 (F(2x2) only), f4 (F(4x4) "
+                 "wherever it fits), off (GEMM only)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"off", "f2", "f4"}));
+      ->check(CLI::IsMember({"off", "auto", "f2", "f4"}));
   cmd.add_option("--width", args.width, "override the network input width");
   cmd.add_option("--height", args.height, "override the network input height");
 }

@@ -18,7 +18,7 @@ struct ModelArgs {
   std::string data;     // --data FILE.data (Darknet's names=/classes=)
   int width = 0, height = 0;
   std::string compat = "auto";  // pjreddie | alexeyab | auto (engine/compat.h decides)
-  std::string winograd = "f2";  // --winograd off|f2|f4 (engine/conv_choice.h)
+  std::string winograd = "auto";  // --winograd off|auto|f2|f4 (engine/conv_choice.h)
   const char* task = nullptr;   // "detect"/"classify" for commands that run one task: named networks of the
                                 // other task are refused
 };

@@ -1,13 +1,16 @@
 #include "conv_choice.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "kernels/sgemm.h"
 #include "plan.h"
 
 namespace mdfi {
 
 bool parse_winograd_mode(const std::string& text, WinogradMode* out) {
   if (text == "off") *out = WinogradMode::kOff;
+  else if (text == "auto") *out = WinogradMode::kAuto;
   else if (text == "f2") *out = WinogradMode::kF2;
   else if (text == "f4") *out = WinogradMode::kF4;
   else return false;
@@ -23,15 +26,22 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     int m;
     bool whole_input;
   };
-  std::vector<Way> ways;
-  if (choice.mode == WinogradMode::kF4) ways.insert(ways.end(), {{4, false}, {4, true}});
-  ways.insert(ways.end(), {{2, false}, {2, true}});
+  const int nr = kernels::active_kernel().nr, few_panels = std::max(2, kernels::planned_threads());
   for (size_t i = 0; i < net.layers.size(); ++i) {
     Layer* c = net.layers[i].get();
     if (!c->winograd_candidate()) continue;
+    const int pixels = c->out.h * c->out.w;
+    std::vector<Way> ways;
+    for (int m : {4, 2}) {
+      if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && pixels >= 1024)))
+        continue;
+      const int tiles = ((c->out.h + m - 1) / m) * ((c->out.w + m - 1) / m);
+      const bool few = (tiles + nr - 1) / nr <= few_panels;
+      ways.push_back({m, few});
+      ways.push_back({m, !few});
+    }
     const LayerPlan& lp = base.layers[i];
     const size_t fixed = lp.live_before + lp.output_bytes;
-    const int pixels = c->out.h * c->out.w;
     size_t least = lp.peak_bytes;  // the GEMM path's
     Way chosen{0, false}, smallest{0, false};
     for (const Way& w : ways) {

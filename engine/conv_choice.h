@@ -10,7 +10,12 @@
 //   image, at a cost per weight that the multiplications saved per output pixel repay only on
 //   large enough maps: F(2x2) from 400 output pixels (20x20), F(4x4) from 1024 (32x32). With
 //   --keep-weights the transform runs once, so every candidate pays. Preference: F(4x4) before
-//   F(2x2) when F(4x4) is allowed, whole transformed weights before the whole-input way.
+//   F(2x2) when F(4x4) is allowed (auto: only from 1024 output pixels, where it is faster; on
+//   smaller maps its 36 planes of transformed weights, 4x the 3x3 weights, are read for too few
+//   tiles: measured slower than F(2x2) at 26x26 and than the GEMM path at 13x13); whole
+//   transformed weights before the whole-input way, except where the layer has so few tile
+//   panels (at most max(2, threads)) that the whole-weights way would read all of U once per
+//   panel and leave threads idle: the whole-input way reads U once and splits the filters.
 // - where even the GEMM path is over the limit: the way that needs least, when that is less than
 //   the GEMM path's (the whole-input way streams weights one filter panel per thread), whatever
 //   its speed, so a run can fit a budget the GEMM path cannot.
@@ -23,13 +28,14 @@
 
 namespace mdfi {
 
-// off: GEMM everywhere; f2: F(2x2,3x3) (the default: holds the parity limits); f4: F(4x4,3x3)
-// where it fits, else F(2x2) (opt-in: its rounding differs more from Darknet's, see README).
-enum class WinogradMode { kOff, kF2, kF4 };
+// off: GEMM everywhere; auto (the default): F(4x4,3x3) on maps of 1024 output pixels and more,
+// F(2x2,3x3) below (both hold the parity limits, test/e2e/test_parity.cpp); f2: F(2x2) only;
+// f4: F(4x4) wherever it fits, else F(2x2).
+enum class WinogradMode { kOff, kAuto, kF2, kF4 };
 bool parse_winograd_mode(const std::string& text, WinogradMode* out);
 
 struct ConvChoice {
-  WinogradMode mode = WinogradMode::kF2;
+  WinogradMode mode = WinogradMode::kAuto;
   size_t budget_bytes = 0;  // --max-mem (0: none)
   bool kept_weights = false;  // --keep-weights: transformed once, not per image
 };

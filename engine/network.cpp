@@ -136,7 +136,7 @@ Result<Network> build_network(const CfgFile& cfg, const BuildOptions& opts) {
   netw.warnings = unused_key_warnings(cfg);
   ConvChoice choice;
   if (!parse_winograd_mode(opts.winograd, &choice.mode))
-    return Result<Network>(ErrorKind::kUsage, "--winograd must be off, f2 or f4 (got '" + opts.winograd + "')");
+    return Result<Network>(ErrorKind::kUsage, "--winograd must be off, auto, f2 or f4 (got '" + opts.winograd + "')");
   choose_conv_algorithms(netw, choice);
   return netw;
 }

@@ -15,8 +15,8 @@ struct BuildOptions {
   int width = 0;   // override [net] width when > 0
   int height = 0;  // override [net] height when > 0
   Compat compat = Compat::kPjreddie;
-  // Winograd for 3x3 stride-1 convolutions, chosen per layer (conv_choice.h): "off", "f2", "f4".
-  std::string winograd = "f2";
+  // Winograd for 3x3 stride-1 convolutions, chosen per layer (conv_choice.h): "off", "auto", "f2", "f4".
+  std::string winograd = "auto";
 };
 
 struct Network {

@@ -282,37 +282,45 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   auto net = load_network_cfg(source_path("cfg/yolov3-tiny.cfg"), BuildOptions{});
   REQUIRE(net.ok());
   auto conv = [&](int i) { return dynamic_cast<const ConvLayer*>(net->layers[size_t(i)].get()); };
-  const Plan chosen = make_plan(*net);  // built with the default: F(2x2), streamed weights
+  const Plan chosen = make_plan(*net);  // built with the default: auto, streamed weights
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
   const Plan gemm = make_plan(*net);
   CHECK(winograd_layer_count(*net) == 0);
   CHECK(chosen.peak_bytes <= gemm.peak_bytes);
   choose_conv_algorithms(*net, ConvChoice{});
-  // Layer 0 has 3 input channels. Streamed, the 3x3 layers on maps of 400 pixels and more take
-  // F(2x2) (2: 208x208 ... 8: 26x26, 21: 26x26); the 13x13 ones (10, 12, 14) do not pay.
+  // Layer 0 has 3 input channels. Streamed, auto takes F(4x4) on maps of 1024 pixels and more
+  // (2: 208x208, 4: 104x104, 6: 52x52), F(2x2) from 400 (8 and 21: 26x26); the 13x13 ones (10,
+  // 12, 14) do not pay.
   CHECK(conv(0)->winograd == 0);
-  for (int i : {2, 4, 6, 8, 21}) {
-    CHECK(conv(i)->winograd == 2);
-    CHECK(!conv(i)->winograd_whole_input);
-  }
+  for (int i : {2, 4, 6}) CHECK(conv(i)->winograd == 4);
+  for (int i : {8, 21}) CHECK(conv(i)->winograd == 2);
+  for (int i : {2, 4, 6, 8, 21}) CHECK(!conv(i)->winograd_whole_input);
   for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 0);
-  // F(4x4) where the map has 1024 pixels or more (208x208 ... 52x52), F(2x2) at 26x26.
+  // f2: F(2x2) wherever it pays.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, 0, false});
+  for (int i : {2, 4, 6, 8, 21}) CHECK(conv(i)->winograd == 2);
+  // f4: F(4x4) where the map has 1024 pixels or more (208x208 ... 52x52), F(2x2) at 26x26.
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, false});
   for (int i : {2, 4, 6}) CHECK(conv(i)->winograd == 4);
   CHECK(conv(8)->winograd == 2);
-  // Kept weights: every candidate pays. Layer 12 (13x13, 512 -> 1024) is the network's peak with
-  // 19 MB of packed weights; its whole U would be 34 MB, so it transforms its whole input and
-  // streams its weights through it, which needs less than the GEMM path.
+  // Kept weights: every candidate pays. The 13x13 layers have 49 tiles, two 32-wide panels (on
+  // AVX-512; fewer tiles per panel elsewhere): too few to read the whole U once per panel, so
+  // they transform the whole input and pass the weights once. Layer 12 (512 -> 1024) is also the
+  // network's peak with 19 MB of packed weights; streaming them through the input's tiles needs
+  // less than the GEMM path.
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, 0, true});
+  const int nr = kernels::active_kernel().nr;
   CHECK(conv(10)->winograd == 2);
+  CHECK(conv(10)->winograd_whole_input == ((49 + nr - 1) / nr <= std::max(2, kernels::planned_threads())));
   CHECK(conv(12)->winograd == 2);
   CHECK(conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
   CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
-  // A budget far above the peak lets every candidate hold its whole U.
+  // A budget far above the peak lets a layer of many tile panels hold its whole U (layer 8: 169
+  // tiles).
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 30, true});
-  CHECK(!conv(12)->winograd_whole_input);
-  CHECK(make_plan(*net).peak_bytes > gemm.peak_bytes);
+  CHECK(conv(8)->winograd == 2);
+  CHECK(!conv(8)->winograd_whole_input);
   // A budget under the GEMM path's peak at layer 12: it takes the way that needs least even
   // streamed, where Winograd would not pay for its speed.
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, gemm.layers[12].peak_bytes - 1, false});
