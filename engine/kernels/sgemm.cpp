@@ -174,6 +174,11 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
         if (s_ == 1) {
           if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
           j = std::max(j, hi);
+        } else if (s_ == 2) {
+          // A constant stride the compiler vectorises (loads and shuffles): the general loop
+          // below runs scalar, a third of a 3x3 stride-2 layer with few filters (yolov3's first).
+          const float* from = src + ix0;
+          for (; j < hi; ++j) out[j] = from[2 * j];
         } else {
 #if defined(__x86_64__) || defined(__i386__)
           // Stride 2 (the first layer of most detectors, over the whole image) with vectors.
