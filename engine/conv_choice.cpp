@@ -47,7 +47,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     for (const Way& w : ways) {
       c->set_winograd(w.m, w.whole_input);
       const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
-      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? 1024 : 400);
+      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? 1024 : 169);
       if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }
