@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Winograd against the GEMM path on the same binary: `mdfi bench` with --winograd off, f2 and f4
+# Winograd against the GEMM path on the same binary: `mdfi bench` with --winograd off, auto, f2 and f4
 # (streamed weights, then --keep-weights), interleaved round by round so that load on the host
 # hits every variant alike; prints the median forward time of each and its ratio to off.
 # Usage: ROUNDS=5 REPEAT=3 THREADS=0 bench/winograd.sh [network ...]   (default: yolov3-tiny yolov3)
@@ -16,7 +16,7 @@ NETS=("$@")
 [ ${#NETS[@]} -gt 0 ] || NETS=(yolov3-tiny yolov3)
 mkdir -p "$WORK"
 [ -x "$MDFI" ] || scripts/build.sh
-VARIANTS=("off" "f2" "f4" "off --keep-weights" "f2 --keep-weights" "f4 --keep-weights")
+VARIANTS=("off" "auto" "f2" "f4" "off --keep-weights" "auto --keep-weights" "f2 --keep-weights" "f4 --keep-weights")
 
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 printf '| network | threads | variant | median forward (ms) | / off (same weights mode) | rounds |\n|---|---|---|---|---|---|\n'
