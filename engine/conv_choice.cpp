@@ -17,6 +17,9 @@ bool parse_winograd_mode(const std::string& text, WinogradMode* out) {
   return true;
 }
 
+// F(4x4) from 26x26 output maps (conv_choice.h says why).
+constexpr int kF4FromPixels = 676;
+
 void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
   for (auto& l : net.layers) l->set_winograd(0, false);
   if (choice.mode == WinogradMode::kOff) return;
@@ -26,17 +29,19 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     int m;
     bool whole_input;
   };
-  const int nr = kernels::active_kernel().nr, few_panels = std::max(2, kernels::planned_threads());
+  const int nr = kernels::active_kernel().nr, threads = kernels::planned_threads();
   for (size_t i = 0; i < net.layers.size(); ++i) {
     Layer* c = net.layers[i].get();
     if (!c->winograd_candidate()) continue;
     const int pixels = c->out.h * c->out.w;
     std::vector<Way> ways;
     for (int m : {4, 2}) {
-      if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && pixels >= 1024)))
+      if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && pixels >= kF4FromPixels)))
         continue;
       const int tiles = ((c->out.h + m - 1) / m) * ((c->out.w + m - 1) / m);
-      const bool few = (tiles + nr - 1) / nr <= few_panels;
+      // Few tiles: at most two 32-wide panels (whatever this CPU's kernel width, so the plan is the
+      // same everywhere), or no more panels than threads.
+      const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads;
       ways.push_back({m, few});
       ways.push_back({m, !few});
     }
@@ -47,7 +52,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     for (const Way& w : ways) {
       c->set_winograd(w.m, w.whole_input);
       const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
-      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? 1024 : 169);
+      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? kF4FromPixels : 169);
       if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }

@@ -11,14 +11,16 @@
 //   large enough maps: F(2x2) from 169 output pixels (13x13, the smallest map measured: there the
 //   whole-input way, which transforms each filter panel into a thread's cache right before using
 //   it, took 8.1 ms against the GEMM path's 12.1 for 512 -> 1024 channels, one thread, weights
-//   read and prepared included), F(4x4) from 1024 (32x32). With
+//   read and prepared included), F(4x4) from 676 (26x26). With
 //   --keep-weights the transform runs once, so every candidate pays. Preference: F(4x4) before
-//   F(2x2) when F(4x4) is allowed (auto: only from 1024 output pixels, where it is faster; on
-//   smaller maps its 36 planes of transformed weights, 4x the 3x3 weights, are read for too few
-//   tiles: measured slower than F(2x2) at 26x26 and than the GEMM path at 13x13); whole
-//   transformed weights before the whole-input way, except where the layer has so few tile
-//   panels (at most max(2, threads)) that the whole-weights way would read all of U once per
-//   panel and leave threads idle: the whole-input way reads U once and splits the filters.
+//   F(2x2) when F(4x4) is allowed (auto: only from 676 output pixels; on 13x13 maps its 16 tiles
+//   fill half a 32-wide panel and its 36 planes of transformed weights, 4x the 3x3 weights, are
+//   read for them alone: 8.9 ms against F(2x2)'s 6.5 for 512 -> 1024, one thread; at 26x26 F(4x4)
+//   by the whole-input way was the faster in YOLOv3, 5.0-5.4 ms against 6-9 per layer); whole
+//   transformed weights before the whole-input way, except where the layer has so few tiles (at
+//   most 64, or no more micro-kernel panels than threads) that the whole-weights way would read
+//   all of U once per panel and leave threads idle: the whole-input way reads U once and splits
+//   the filters.
 // - where even the GEMM path is over the limit: the way that needs least, when that is less than
 //   the GEMM path's (the whole-input way streams weights one filter panel per thread), whatever
 //   its speed, so a run can fit a budget the GEMM path cannot.
@@ -31,7 +33,7 @@
 
 namespace mdfi {
 
-// off: GEMM everywhere; auto (the default): F(4x4,3x3) on maps of 1024 output pixels and more,
+// off: GEMM everywhere; auto (the default): F(4x4,3x3) on maps of 676 output pixels (26x26) and more,
 // F(2x2,3x3) below (both hold the parity limits, test/e2e/test_parity.cpp); f2: F(2x2) only;
 // f4: F(4x4) wherever it fits, else F(2x2).
 enum class WinogradMode { kOff, kAuto, kF2, kF4 };

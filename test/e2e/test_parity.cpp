@@ -83,10 +83,9 @@ TEST_CASE("resnet50 matches libdarknet layer by layer", "[parity]") { check_pari
 // Darknet's gemm, and random weights amplify rounding through the residual stack, so the
 // heads may drift past 1e-4; 1e-3 is accepted from layer 80 on.
 TEST_CASE("yolov3 matches libdarknet layer by layer", "[parity]") { check_parity("yolov3", 1e-4, 1e-3, 80); }
-// The default (--winograd auto) runs F(4x4,3x3) on maps of 1024 pixels and more and F(2x2,3x3)
-// below, so the cases above check both tiles. Measured worst over all layers with auto: yolov3-tiny
-// 3.1e-6, tiny 2.5e-6, darknet53 3.3e-6, yolov3 5.0e-6 (under the limits by 20x and more). f4
-// (F(4x4) wherever it fits, also on 13x13 and 26x26 maps) and f2 (F(2x2) only) have the same
+// The default (--winograd auto) runs F(4x4,3x3) on maps of 26x26 and more and F(2x2,3x3)
+// below, so the cases above check both tiles (worst layers: see the commit that set the rule). f4
+// (F(4x4) wherever it fits, also on 13x13 maps) and f2 (F(2x2) only) have the same
 // limits: F(4x4)'s transforms scale by up to 8 and 1/24, yet its worst was 3.1e-6 on yolov3-tiny
 // and 3.3e-6 on darknet53 (f2: 3.3e-6 and 3.2e-6).
 TEST_CASE("yolov3-tiny with --winograd f4 matches libdarknet layer by layer", "[parity]") {
