@@ -1,7 +1,7 @@
 // NEON depthwise 3x3 and 5x5 convolution, stride 1 or 2, one channel plane at a time, over
-// zero-padded copies of the input rows: every output column then runs the same vector code (no
-// scalar border columns, no bounds checks), each input row is copied once into a ring of rows,
-// and the shifted tap vectors come from registers (EXT, or LD2's even/odd lanes for stride 2)
+// zero-padded copies of the input rows, a strip of rows at a time: every output then runs the same
+// vector code (no scalar border columns, no bounds checks, no per-row bookkeeping), and the
+// shifted tap vectors come from registers (EXT, or LD2's even/odd lanes for stride 2)
 // instead of one unaligned load per tap. On Yolo-Fastest's 10x10 and 20x20 planes the scalar
 // border columns of the previous kernel cost more than the vector interior.
 //
@@ -22,8 +22,6 @@
 namespace mdfi::kernels {
 namespace {
 
-constexpr int kMaxRow = 1024;  // floats per ring row on the stack; wider planes take the other kernel
-constexpr int kSlots = 8;      // ring rows: a power of two above the 5 rows a 5x5 output row reads
 
 // Tap kx of four outputs from the vectors of one padded row, all in registers (GCC keeps plain
 // vectors there; NEON structs such as float32x4x2_t held across calls went through the stack).
@@ -102,29 +100,32 @@ inline void row2x8(float32x4_t& a0, float32x4_t& a1, const float* r, int x, cons
   ((a1 = vaddq_f32(a1, f.template mul<ky, kx>(tap2<kx>(e1, o1, e2, o2)))), ...);
 }
 
+// Rows ky of the window start at r + ky * ld.
 template <int K, int S, int... ky>
-inline float32x4_t taps4(const float* const* rows, int x, const Filter<K>& f, std::integer_sequence<int, ky...>) {
+inline float32x4_t taps4(const float* r, size_t ld, int x, const Filter<K>& f, std::integer_sequence<int, ky...>) {
   float32x4_t acc = vdupq_n_f32(0.f);
-  if constexpr (S == 1) ((acc = row1<K, ky>(acc, rows[ky], x, f, std::make_integer_sequence<int, K>{})), ...);
-  else ((acc = row2<K, ky>(acc, rows[ky], x, f, std::make_integer_sequence<int, K>{})), ...);
+  if constexpr (S == 1) ((acc = row1<K, ky>(acc, r + ky * ld, x, f, std::make_integer_sequence<int, K>{})), ...);
+  else ((acc = row2<K, ky>(acc, r + ky * ld, x, f, std::make_integer_sequence<int, K>{})), ...);
   return acc;
 }
 template <int K, int S, int... ky>
-inline void taps8(const float* const* rows, int x, const Filter<K>& f, float32x4_t& a0, float32x4_t& a1,
+inline void taps8(const float* r, size_t ld, int x, const Filter<K>& f, float32x4_t& a0, float32x4_t& a1,
                   std::integer_sequence<int, ky...>) {
   a0 = a1 = vdupq_n_f32(0.f);
-  if constexpr (S == 1) (row1x8<K, ky>(a0, a1, rows[ky], x, f, std::make_integer_sequence<int, K>{}), ...);
-  else (row2x8<K, ky>(a0, a1, rows[ky], x, f, std::make_integer_sequence<int, K>{}), ...);
+  if constexpr (S == 1) (row1x8<K, ky>(a0, a1, r + ky * ld, x, f, std::make_integer_sequence<int, K>{}), ...);
+  else (row2x8<K, ky>(a0, a1, r + ky * ld, x, f, std::make_integer_sequence<int, K>{}), ...);
 }
 
-inline float32x4_t finish(float32x4_t v, float32x4_t bias, Activation act) {
+// + bias, then the fused activation A (linear, relu, or leaky on aarch64).
+template <Activation A>
+inline float32x4_t finish(float32x4_t v, float32x4_t bias) {
   v = vaddq_f32(v, bias);
-  if (act == Activation::kRelu) {
+  if constexpr (A == Activation::kRelu) {
     const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
     return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
   }
 #if defined(__aarch64__)
-  if (act == Activation::kLeaky) {  // Darknet's double product, on aarch64's double lanes
+  if constexpr (A == Activation::kLeaky) {  // Darknet's double product, on aarch64's double lanes
     const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
     const float64x2_t tenth = vdupq_n_f64(.1);
     const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
@@ -132,16 +133,6 @@ inline float32x4_t finish(float32x4_t v, float32x4_t bias, Activation act) {
   }
 #endif
   return v;
-}
-
-// Which activations finish() applies; the rest run over the stored row afterwards.
-inline Activation fused_part(Activation act) {
-  const bool fused = act == Activation::kLinear || act == Activation::kRelu
-#if defined(__aarch64__)
-                     || act == Activation::kLeaky
-#endif
-      ;
-  return fused ? act : Activation::kLinear;
 }
 
 // dst[0..n) = src[0..n), eight floats a step, the last vector overlapping the one before.
@@ -159,60 +150,89 @@ inline void copy_row(float* dst, const float* src, int n) {
   }
 }
 
-template <int K, int S>
-void plane(const float* in, int h, int w, const float* wk, int pad, float* out, int out_h, int out_w, float bias,
-           Activation act, int row_len, float (*ring)[kMaxRow], const float* zero_row) {
+constexpr int kBuf = 12288;  // floats of padded input rows on the stack (48 KiB)
+
+// The buffer holds `rows` padded rows of `ld` floats: input row iy0 + i in row i, its pixels at
+// [pad, pad + w), zeros around them (and whole zero rows above and below the image).
+inline void fill_rows(float* buf, size_t ld, int rows, const float* in, int h, int w, int pad, int iy0) {
+  for (int i = 0; i < rows; ++i) {
+    float* r = buf + size_t(i) * ld;
+    const int iy = iy0 + i;
+    if (iy < 0 || iy >= h) {
+      for (size_t j = 0; j < ld; ++j) r[j] = 0.f;
+      continue;
+    }
+    for (int j = 0; j < pad; ++j) r[j] = 0.f;
+    copy_row(r + pad, in + size_t(iy) * w, w);
+    for (size_t j = size_t(pad) + w; j < ld; ++j) r[j] = 0.f;
+  }
+}
+
+// One plane in strips of output rows: a strip's input rows are copied padded, then every output
+// row runs the same vector code over them.
+template <int K, int S, Activation A>
+__attribute__((noinline)) void plane(const float* in, int h, int w, const float* wk, int pad, float* out, int out_h,
+                                     int out_w, float bias, int row_len, float* buf) {
   using Rows = std::make_integer_sequence<int, K>;
-  const Activation fused = fused_part(act);
   const float32x4_t bv = vdupq_n_f32(bias);
   const Filter<K> f(wk);
-  int tag[kSlots];  // the input row each ring slot holds
-  std::fill(tag, tag + kSlots, INT_MIN);
-  for (int oy = 0; oy < out_h; ++oy) {
-    const float* rows[K];
-    for (int ky = 0; ky < K; ++ky) {
-      const int iy = oy * S + ky - pad;
-      if (iy < 0 || iy >= h) {
-        rows[ky] = zero_row;
-        continue;
+  const size_t ld = size_t(row_len);
+  const int strip = std::max(1, ((kBuf / row_len) - K) / S + 1);  // output rows whose inputs fit
+  for (int oy0 = 0; oy0 < out_h; oy0 += strip) {
+    const int n = std::min(strip, out_h - oy0);
+    fill_rows(buf, ld, (n - 1) * S + K, in, h, w, pad, oy0 * S - pad);
+    for (int i = 0; i < n; ++i) {
+      const float* r = buf + size_t(i) * S * ld;
+      float* orow = out + size_t(oy0 + i) * out_w;
+      int x = 0;
+      for (; x + 8 <= out_w; x += 8) {
+        float32x4_t a0, a1;
+        taps8<K, S>(r, ld, x, f, a0, a1, Rows{});
+        vst1q_f32(orow + x, finish<A>(a0, bv));
+        vst1q_f32(orow + x + 4, finish<A>(a1, bv));
       }
-      float* r = ring[iy & (kSlots - 1)];
-      int& held = tag[iy & (kSlots - 1)];
-      if (held != iy) {
-        // The padding of a slot never changes: zeroed when the slot is first used. Plain loops,
-        // not memset/memcpy: a call here made GCC spill and reload the filter registers per row.
-        if (held == INT_MIN) {
-          for (int j = 0; j < pad; ++j) r[j] = 0.f;
-          for (int j = pad + w; j < row_len; ++j) r[j] = 0.f;
+      // The last four outputs overlap the ones before rather than leaving a scalar tail; a row
+      // narrower than four goes through a small buffer (the padded rows cover those reads).
+      if (x < out_w) {
+        if (x + 4 <= out_w) {
+          vst1q_f32(orow + x, finish<A>(taps4<K, S>(r, ld, x, f, Rows{}), bv));
+          x += 4;
         }
-        held = iy;
-        copy_row(r + pad, in + size_t(iy) * w, w);
-      }
-      rows[ky] = r;
-    }
-    float* orow = out + size_t(oy) * out_w;
-    int x = 0;
-    for (; x + 8 <= out_w; x += 8) {
-      float32x4_t a0, a1;
-      taps8<K, S>(rows, x, f, a0, a1, Rows{});
-      vst1q_f32(orow + x, finish(a0, bv, fused));
-      vst1q_f32(orow + x + 4, finish(a1, bv, fused));
-    }
-    // The last four outputs overlap the ones before rather than leaving a scalar tail; a row
-    // narrower than four goes through a small buffer (the padded rows cover those reads).
-    for (int last = 0; x < out_w && !last; x += 4) {
-      if (x + 4 > out_w) x = out_w >= 4 ? out_w - 4 : 0, last = 1;
-      const float32x4_t v = finish(taps4<K, S>(rows, x, f, Rows{}), bv, fused);
-      if (x + 4 <= out_w) {
-        vst1q_f32(orow + x, v);
-      } else {
-        float tmp[4];
-        vst1q_f32(tmp, v);
-        for (int j = x; j < out_w; ++j) orow[j] = tmp[j - x];
+        if (x < out_w) {
+          x = out_w >= 4 ? out_w - 4 : 0;
+          const float32x4_t v = finish<A>(taps4<K, S>(r, ld, x, f, Rows{}), bv);
+          if (out_w >= 4) {
+            vst1q_f32(orow + x, v);
+          } else {
+            float tmp[4];
+            vst1q_f32(tmp, v);
+            for (int j = 0; j < out_w; ++j) orow[j] = tmp[j];
+          }
+        }
       }
     }
-    if (fused != act) activate_array(orow, size_t(out_w), act);
   }
+}
+
+// Which activations finish() applies; the rest run over the stored plane afterwards.
+inline Activation fused_part(Activation act) {
+  const bool fused = act == Activation::kLinear || act == Activation::kRelu
+#if defined(__aarch64__)
+                     || act == Activation::kLeaky
+#endif
+      ;
+  return fused ? act : Activation::kLinear;
+}
+
+template <int K, int S>
+void plane_act(const float* in, int h, int w, const float* wk, int pad, float* out, int out_h, int out_w, float bias,
+               Activation act, int row_len, float* buf) {
+  if (act == Activation::kRelu) plane<K, S, Activation::kRelu>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
+#if defined(__aarch64__)
+  else if (act == Activation::kLeaky)
+    plane<K, S, Activation::kLeaky>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
+#endif
+  else plane<K, S, Activation::kLinear>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
 }
 
 }  // namespace
@@ -220,16 +240,17 @@ void plane(const float* in, int h, int w, const float* wk, int pad, float* out, 
 bool depthwise_plane_neon(const float* in, int h, int w, const float* wk, int ksize, int stride, int pad, float* out,
                           int out_h, int out_w, float bias, Activation act) {
   if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0 || out_h <= 0) return false;
-  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the Win loads).
+  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the loads of
+  // row1x8/row2x8 past the last output), and a strip holds at least one output row's inputs.
   const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + w);
-  if (row_len > kMaxRow) return false;
-  float ring[kSlots][kMaxRow];
-  float zero_row[kMaxRow];
-  std::memset(zero_row, 0, size_t(row_len) * sizeof(float));
-  if (ksize == 3 && stride == 1) plane<3, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, ring, zero_row);
-  else if (ksize == 3) plane<3, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, ring, zero_row);
-  else if (stride == 1) plane<5, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, ring, zero_row);
-  else plane<5, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, ring, zero_row);
+  if (row_len * ksize > kBuf) return false;
+  float buf[kBuf];
+  if (ksize == 3 && stride == 1) plane_act<3, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
+  else if (ksize == 3) plane_act<3, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
+  else if (stride == 1) plane_act<5, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
+  else plane_act<5, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
+  // Activations finish() does not apply run over the stored plane.
+  if (fused_part(act) != act) activate_array(out, size_t(out_h) * out_w, act);
   return true;
 }
 

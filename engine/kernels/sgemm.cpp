@@ -112,6 +112,14 @@ void MatrixB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::min(nr, N_ - (n0 + p));
     float* panel = dst + size_t(p) * kc;
+    if (cols == 12 && nr == 12) {  // NEON's whole panels: a fixed-size copy, not a memcpy call per row
+      for (int r = 0; r < kc; ++r) {
+        const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
+        float* d = panel + size_t(r) * 12;
+        std::memcpy(d, src, 12 * sizeof(float));  // constant size: inlined as three vector moves
+      }
+      continue;
+    }
     for (int r = 0; r < kc; ++r) {
       const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
       float* d = panel + size_t(r) * nr;
