@@ -1,9 +1,11 @@
 /* A QEMU TCG plugin like insn_count.c that also says where the instructions go: each translated
  * block counts its executions, and at exit the totals are summed per symbol of the block's first
  * instruction (qemu knows the main binary's symbols; code in shared libraries has none and is
- * reported by its page-aligned 1 MiB region, "?0x5502800000", to be mapped with the run's
+ * reported by its 1 MiB-aligned region, "?0x5502800000", to be mapped with the run's
  * -strace mmap lines or /proc maps). Prints "insns: N" and then "prof: COUNT SYMBOL" lines.
- * With the argument "tb" (-plugin insn_profile.so,tb=on) each block is its own line, by address. Exact with one guest thread (mdfi --threads 1). */
+ * bench/arm-insn-profile.sh builds and runs it. With the argument tb=on (-plugin
+ * insn_profile.so,tb=on) each block is its own line, by address (objdump's address plus the load
+ * base, 0x5500000000 for a PIE under qemu-aarch64). Exact with one guest thread (--threads 1). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
