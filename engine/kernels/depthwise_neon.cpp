@@ -12,7 +12,6 @@
 #include <arm_neon.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 #include <utility>
 
@@ -21,7 +20,6 @@
 
 namespace mdfi::kernels {
 namespace {
-
 
 // Tap kx of four outputs from the vectors of one padded row, all in registers (GCC keeps plain
 // vectors there; NEON structs such as float32x4x2_t held across calls went through the stack).
