@@ -9,7 +9,7 @@
 # from them (no Pi was available here).
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" ARMHF=0 IMAGE=dog.png bench/arm-insn-count.sh peers
 #   BASE_AARCH64=path/to/older/aarch64/mdfi ...   (adds that binary's count: before/after)
-#   THRESH=1 ...   (mdfi -t 1 and ncnn's detection threshold set to 1 in a copy of its .param: no
+#   THRESH=1 ...   (mdfi -t 1 and ncnn's detection threshold just above 1 in a copy of its .param: no
 #                   box passes, so NMS and printing drop out and what remains is decode, resize,
 #                   network and the per-box threshold test. With generated weights thousands of
 #                   boxes pass 0.25, and mdfi's per-class NMS and JSON printing of them (Darknet's
@@ -67,7 +67,10 @@ for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-n
   margs=("$cmd" -c "$cfg" -w "$weights" -q -f json --threads 1)
   if [ -n "${THRESH:-}" ]; then
     [ "$cmd" = detect ] && margs+=(-t "$THRESH")
-    sed "s/ 2=0\.250000 / 2=$THRESH /" "$param" > "$WORK/thresh.param"
+    # ncnn keeps a box whose score equals its threshold, Darknet needs more than it (and generated
+    # weights saturate many sigmoids to exactly 1): ncnn's copy gets THRESH + 1e-6.
+    nt=$(awk -v t="$THRESH" 'BEGIN { printf "%.6f", t + 1e-6 }')
+    sed "s/ 2=0\.250000 / 2=$nt /" "$param" > "$WORK/thresh.param"
     param=$WORK/thresh.param
   fi
   m=$(per_inference aarch64 "build-aarch64/app/mdfi" "${margs[@]}")
