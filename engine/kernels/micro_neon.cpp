@@ -89,7 +89,8 @@ static constexpr int kNR = 4;
 // unfused one is what the Cortex-A7/A53 pipelines chain best.
 // kFinish: the last K block; bias (may be null) and act are applied before the store. ARMv7
 // NEON has no double lanes, so leaky's double product (Darknet's arithmetic) is done per negative
-// value on the VFP after the store.
+// value on the VFP after the store. (The bias add in NEON flushes a denormal result to zero, as
+// the NEON products and sums before it already do.)
 template <bool kFinish>
 static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
                         TileAct act) {
