@@ -9,6 +9,11 @@
 # from them (no Pi was available here).
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" ARMHF=0 IMAGE=dog.png bench/arm-insn-count.sh peers
 #   BASE_AARCH64=path/to/older/aarch64/mdfi ...   (adds that binary's count: before/after)
+#   THRESH=1 ...   (mdfi -t 1 and ncnn's detection threshold just above 1 in a copy of its .param: no
+#                   box passes, so NMS and printing drop out and what remains is decode, resize,
+#                   network and the per-box threshold test. With generated weights thousands of
+#                   boxes pass 0.25, and mdfi's per-class NMS and JSON printing of them (Darknet's
+#                   semantics) dwarf the network, while ncnn keeps one class per box.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${SHARED:-../shared}
@@ -60,6 +65,14 @@ echo "$head"; echo "$sep"
 for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet yolov3-tiny yolov4-tiny}; do
   ncnn_model "$model"
   margs=("$cmd" -c "$cfg" -w "$weights" -q -f json --threads 1)
+  if [ -n "${THRESH:-}" ]; then
+    [ "$cmd" = detect ] && margs+=(-t "$THRESH")
+    # ncnn keeps a box whose score equals its threshold, Darknet needs more than it (and generated
+    # weights saturate many sigmoids to exactly 1): ncnn's copy gets THRESH + 1e-6.
+    nt=$(awk -v t="$THRESH" 'BEGIN { printf "%.6f", t + 1e-6 }')
+    sed "s/ 2=0\.250000 / 2=$nt /" "$param" > "$WORK/thresh.param"
+    param=$WORK/thresh.param
+  fi
   m=$(per_inference aarch64 "build-aarch64/app/mdfi" "${margs[@]}")
   n=$(per_inference aarch64 "$NI" "$param" "$bin" "${size%x*}" "${size#*x}")
   line=$(awk -v m="$model" -v s="$size" -v a="$m" -v b="$n" 'BEGIN { printf "| %s | %s | %.1f | %.1f | %.2f |", m, s, a / 1e6, b / 1e6, a / b }')
@@ -75,4 +88,4 @@ for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-n
 done
 echo
 echo "image=$IMAGE; one compute thread; qemu TCG instruction counts (bench/qemu-insn), per inference = two images - one;" \
-  "mdfi kernel=${MDFI_KERNEL:-auto}; ncnn fp32 ($PEER)${BASE:+; base=$BASE}"
+  "mdfi kernel=${MDFI_KERNEL:-auto}; ncnn fp32 ($PEER)${BASE:+; base=$BASE}${THRESH:+; detection threshold $THRESH on both}"

@@ -36,6 +36,7 @@ class RowResizer {
 
  private:
   void emit_ready_rows();
+  bool row_needed(int j) const;
 
   ResizeTarget t_;
   int src_w_ = 0, src_h_ = 0;

@@ -76,6 +76,13 @@ struct V4 {
 #undef DW_LEAKY
 
 }  // namespace dw_neon
+
+// The padded-row kernel (depthwise_neon.cpp); this file's for rows too wide for its buffers.
+static void dw_plane_neon(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                          float* oplane, int out_h, int out_w, float bias, Activation act) {
+  if (!depthwise_plane_neon(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act))
+    dw_neon::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+}
 #endif
 
 using PlaneFn = void (*)(const float*, int, int, const float*, int, int, int, float*, int, int, float, Activation);
@@ -88,7 +95,7 @@ static PlaneFn plane_kernel(const char* variant) {
   if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise_plane_avx2;
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
-  if (any || std::strcmp(variant, "neon") == 0) return &dw_neon::dw_plane_any;
+  if (any || std::strcmp(variant, "neon") == 0) return &dw_plane_neon;
 #endif
   return nullptr;
 }

@@ -24,4 +24,11 @@ void depthwise_plane_avx512(const float* plane, int h, int w, const float* wk, i
                               float* oplane, int out_h, int out_w, float bias, Activation act);
 #endif
 
+#if defined(__ARM_NEON) || defined(__aarch64__)
+// One channel, 3x3 or 5x5, stride 1 or 2, over zero-padded row copies (depthwise_neon.cpp);
+// false (nothing written) for another shape or a row too wide for its stack buffers.
+bool depthwise_plane_neon(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
+                          float* oplane, int out_h, int out_w, float bias, Activation act);
+#endif
+
 }  // namespace mdfi::kernels

@@ -27,7 +27,26 @@ static constexpr int kNR = 12;
   c1[i] = vfmaq_laneq_f32(c1[i], b1, av, lane); \
   c2[i] = vfmaq_laneq_f32(c2[i], b2, av, lane)
 
-static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first) {
+// Bias and activation on a finished vector, in registers, with Darknet's arithmetic: leaky's
+// .1 * x is a double product there, so the lanes are widened to double, scaled and rounded back
+// (bit-identical to activate()); relu multiplies by 1 or 0 as Darknet does (keeps -0 and NaN).
+static inline float32x4_t finish_vec(float32x4_t v, float32x4_t bias, TileAct act) {
+  v = vaddq_f32(v, bias);
+  if (act == TileAct::kLinear) return v;
+  const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+  if (act == TileAct::kRelu)
+    return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+  const float64x2_t tenth = vdupq_n_f64(.1);
+  const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
+  return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
+}
+
+// kFinish: the last K block; bias (may be null) and act are applied before the store, so the
+// tile is written once (a separate bias pass and activate_array() had cost more instructions
+// than the multiply-adds on the thin layers of Yolo-Fastest and MobileNet).
+template <bool kFinish>
+static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
+                        TileAct act) {
   float32x4_t c0[kMR], c1[kMR], c2[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) c0[i] = c1[i] = c2[i] = vdupq_n_f32(0.f);
   for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
@@ -49,6 +68,12 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
       c1[i] = vaddq_f32(c1[i], vld1q_f32(ci + 4));
       c2[i] = vaddq_f32(c2[i], vld1q_f32(ci + 8));
     }
+    if (kFinish) {
+      const float32x4_t bv = vdupq_n_f32(bias ? bias[i] : 0.f);
+      c0[i] = finish_vec(c0[i], bv, act);
+      c1[i] = finish_vec(c1[i], bv, act);
+      c2[i] = finish_vec(c2[i], bv, act);
+    }
     vst1q_f32(ci, c0[i]);
     vst1q_f32(ci + 4, c1[i]);
     vst1q_f32(ci + 8, c2[i]);
@@ -62,7 +87,13 @@ static constexpr int kNR = 4;
 
 // VMLA by lane (multiply then add, not fused): ARMv7 NEON has no by-lane fused form, and the
 // unfused one is what the Cortex-A7/A53 pipelines chain best.
-static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first) {
+// kFinish: the last K block; bias (may be null) and act are applied before the store. ARMv7
+// NEON has no double lanes, so leaky's double product (Darknet's arithmetic) is done per negative
+// value on the VFP after the store. (The bias add in NEON flushes a denormal result to zero, as
+// the NEON products and sums before it already do.)
+template <bool kFinish>
+static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
+                        TileAct act) {
   float32x4_t acc[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = vdupq_n_f32(0.f);
   for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
@@ -80,13 +111,28 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     float* ci = c + i * ldc;
     if (!first) acc[i] = vaddq_f32(acc[i], vld1q_f32(ci));
+    if (kFinish) {
+      float32x4_t v = vaddq_f32(acc[i], vdupq_n_f32(bias ? bias[i] : 0.f));
+      if (act == TileAct::kRelu) {
+        const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+        v = vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+      }
+      acc[i] = v;
+    }
     vst1q_f32(ci, acc[i]);
+    if (kFinish && act == TileAct::kLeaky)
+      for (int j = 0; j < kNR; ++j)
+        if (!(ci[j] > 0)) ci[j] = float(.1 * double(ci[j]));
   }
 }
 
 #endif
 
-KernelInfo micro_neon() { return {"neon", kNR, &kernel_neon}; }
+static void neon_block(int kc, const float* a, const float* b, float* c, int ldc, int first) {
+  kernel_neon<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
+}
+
+KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>}; }
 
 }  // namespace mdfi::kernels
 #endif

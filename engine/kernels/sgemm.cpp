@@ -10,6 +10,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+#if defined(__ARM_NEON) || defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -98,10 +101,41 @@ __attribute__((target("avx512f"))) static void copy_stride2_avx512(const float* 
 
 #endif
 
+#if defined(__ARM_NEON) || defined(__aarch64__)
+// Whole panels, four k at a time: eight row vectors (scaled: the same product as the scalar
+// loop), two 4x4 transposes, eight stores. The weights are packed again for every image when
+// they stream, so the scalar loop's five instructions per float were counted once per inference.
+static int pack_a_full_neon(int K, const float* A, int lda, const float* scale, float* panel) {
+  int k = 0;
+  for (; k + 4 <= K; k += 4) {
+    float32x4_t r[kMR];
+    for (int i = 0; i < kMR; ++i) {
+      r[i] = vld1q_f32(A + size_t(i) * lda + k);
+      if (scale) r[i] = vmulq_n_f32(r[i], scale[i]);
+    }
+    float* d = panel + size_t(k) * kMR;
+    for (int h = 0; h < 2; ++h) {  // rows 0-3, then 4-7: lanes h*4.. of each k's eight
+      const float32x4x2_t p = vtrnq_f32(r[4 * h], r[4 * h + 1]), q = vtrnq_f32(r[4 * h + 2], r[4 * h + 3]);
+      vst1q_f32(d + 0 * kMR + 4 * h, vcombine_f32(vget_low_f32(p.val[0]), vget_low_f32(q.val[0])));
+      vst1q_f32(d + 1 * kMR + 4 * h, vcombine_f32(vget_low_f32(p.val[1]), vget_low_f32(q.val[1])));
+      vst1q_f32(d + 2 * kMR + 4 * h, vcombine_f32(vget_high_f32(p.val[0]), vget_high_f32(q.val[0])));
+      vst1q_f32(d + 3 * kMR + 4 * h, vcombine_f32(vget_high_f32(p.val[1]), vget_high_f32(q.val[1])));
+    }
+  }
+  return k;
+}
+#endif
+
 void pack_a_panel(int rows, int K, const float* A, int lda, float* panel, const float* scale) {
   int k = 0;
 #if defined(__x86_64__) || defined(__i386__)
   if (rows == kMR && cpu_has_avx2_fma()) k = pack_a_full_avx2(K, A, lda, scale, panel);
+#endif
+#if defined(__aarch64__)
+  if (rows == kMR) k = pack_a_full_neon(K, A, lda, scale, panel);
+#elif defined(__ARM_NEON)
+  // ARMv7 NEON flushes denormal products to zero, the VFP loop below does not: scaled rows there.
+  if (rows == kMR && !scale) k = pack_a_full_neon(K, A, lda, scale, panel);
 #endif
   for (; k < K; ++k)
     for (int i = 0; i < kMR; ++i)
@@ -112,6 +146,14 @@ void MatrixB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::min(nr, N_ - (n0 + p));
     float* panel = dst + size_t(p) * kc;
+    if (cols == 12 && nr == 12) {  // NEON's whole panels: a fixed-size copy, not a memcpy call per row
+      for (int r = 0; r < kc; ++r) {
+        const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
+        float* d = panel + size_t(r) * 12;
+        std::memcpy(d, src, 12 * sizeof(float));  // constant size: inlined as three vector moves
+      }
+      continue;
+    }
     for (int r = 0; r < kc; ++r) {
       const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
       float* d = panel + size_t(r) * nr;
@@ -186,6 +228,12 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
             copy_stride2_avx512(src + ix0 + 2 * j, out + j, hi - j);
             j = hi;
           }
+#endif
+#if defined(__ARM_NEON) || defined(__aarch64__)
+          // Stride 2 (the first layers of Yolo-Fastest, MobileNet, yolov4-tiny): LD2 keeps the even
+          // lanes of eight inputs, while all eight lie inside the row.
+          if (s_ == 2)
+            for (; j + 4 <= hi && ix0 + 2 * j + 8 <= w_; j += 4) vst1q_f32(out + j, vld2q_f32(src + ix0 + 2 * j).val[0]);
 #endif
           for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
         }

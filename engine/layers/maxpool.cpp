@@ -112,6 +112,11 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int k = 0; k < out.c; ++k) {
     const float* plane = x + size_t(k) * in.h * in.w;
+#if defined(__aarch64__)
+    if (io.fast() && kernels::maxpool_plane_neon(plane, in.h, in.w, size, stride, off,
+                                                 io.output + size_t(k) * out.h * out.w, out.h, out.w))
+      continue;
+#endif
     for (int i = 0; i < out.h; ++i) {
       const int y0 = off + i * stride;
       const bool rows_inside = y0 >= 0 && y0 + size <= in.h;

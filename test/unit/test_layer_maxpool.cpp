@@ -1,6 +1,8 @@
 // [maxpool]: 2x2/2, SPP-style stride 1 with out-of-image taps, and AlexeyAB's maxpool_depth.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -36,4 +38,25 @@ TEST_CASE("maxpool: maxpool_depth takes the max across channel groups", "[layers
   // channels 0..3 at two pixels; out channel g = max(channel g, channel g+2).
   auto o = run_tiny("maxdepth", cfg, {}, {1, 8, 5, 2, 3, 4, 0, 9}, Compat::kAlexeyAB);
   check_close(o[0], {3, 8, 5, 9}, kTol);
+}
+
+TEST_CASE("maxpool fast path equals the reference bit for bit: SPP windows, stride 2, +0/-0 ties and NaN", "[layers]") {
+  // On aarch64 the fast path is the NEON kernel over -FLT_MAX-padded rows (maxpool_neon.cpp); a
+  // tie of +0 and -0 keeps the first, NaN never wins, as the reference's `v > best` loop.
+  std::vector<float> x = random_floats(size_t(13) * 11 * 3, 41);
+  for (size_t i = 0; i < x.size(); i += 7) x[i] = (i / 7) % 2 ? 0.f : -0.f;
+  x[5] = std::nanf("");
+  x[200] = std::nanf("");
+  const std::string cfg = net_section(13, 11, 3) +
+                          "[maxpool]\nsize=9\nstride=1\n[maxpool]\nsize=5\nstride=1\n[maxpool]\nsize=3\nstride=2\n"
+                          "[maxpool]\nsize=2\nstride=1\n[maxpool]\nsize=3\nstride=1\npadding=0\n";
+  const LayerOutputs ref = run_once("maxpool-fast-ref", cfg, {}, x, true);
+  const LayerOutputs fast = run_once("maxpool-fast", cfg, {}, x, false);
+  REQUIRE(ref.size() == 5);
+  REQUIRE(fast.size() == ref.size());
+  for (size_t l = 0; l < ref.size(); ++l) {
+    INFO("layer " << l);
+    REQUIRE(fast[l].size() == ref[l].size());
+    CHECK(std::memcmp(fast[l].data(), ref[l].data(), ref[l].size() * sizeof(float)) == 0);
+  }
 }
