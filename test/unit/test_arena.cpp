@@ -102,7 +102,7 @@ struct TinyRun {
     REQUIRE(in.ok());
     std::memcpy(in->data(), input.data(), in->bytes());
     ExecOptions exec;
-    exec.threads = 2;
+    exec.threads = default_threads();  // the threads make_plan planned for (OMP_NUM_THREADS)
     auto out = run_network(*net, plan, *wf, std::move(*in), mem, RunHooks{}, exec);
     REQUIRE(out.ok());
     if (arena && shrink) {

@@ -207,7 +207,13 @@ TEST_CASE("post-processing's limits fit beside the outputs of every named detect
     const PostLimits limits = post_limits(room, head_classes(*net), head_boxes(*net), sizeof(app::DetectionRecord) + 16);  // as detect
     INFO("room " << room << ", limits " << limits.max_candidates << " boxes, " << limits.max_results << " results");
     CHECK(room > 0);
-    CHECK(limits.budget_bytes == room);
+    // A small arena (one thread's workspace: OMP_NUM_THREADS=1) may leave less room than the
+    // minimum results need; the limits then grow past it, to exactly that minimum, and the
+    // prediction (post_peak_bytes) counts the growth.
+    if (limits.budget_bytes != room) {
+      CHECK(limits.budget_bytes > room);
+      CHECK(limits.max_results == kMinResults);
+    }
     CHECK(limits.max_candidates == head_boxes(*net));
     CHECK(limits.max_results >= kMinResults);
   }

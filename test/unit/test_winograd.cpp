@@ -214,7 +214,7 @@ Outputs run_once(const Network& net, const std::string& wpath, bool reference, R
   hooks.on_layer = [&](const LayerRunStats& s) { o.heap_peak.push_back(s.heap_peak); };
   ExecOptions exec;
   exec.reference = reference;
-  exec.threads = 2;
+  exec.threads = default_threads();  // the threads make_plan planned for (OMP_NUM_THREADS)
   exec.resident = keep;
   auto out = run_network(net, plan, *wf, std::move(*in), mem, hooks, exec);
   INFO(out.status().message());
