@@ -235,7 +235,7 @@ TEST_CASE("Winograd layers equal the reference path, every way, and stay within 
     for (bool whole_input : {false, true}) {
       // Every candidate (layers 1, 3 and 4; layer 0 has 3 channels, layer 5 is 1x1) forced into
       // one way, whatever the planner would pick.
-      choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 40, true});
+      choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 30, true});
       int forced = 0;
       for (auto& l : net->layers)
         if (auto* c = dynamic_cast<ConvLayer*>(l.get()); c && c->winograd) {
@@ -261,7 +261,7 @@ TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on e
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd_keep.weights";
   REQUIRE(generate_weights(*net, wpath, 6).ok());
   for (bool whole_input : {false, true}) {
-    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 40, true});
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 30, true});
     for (auto& l : net->layers)
       if (auto* c = dynamic_cast<ConvLayer*>(l.get())) c->winograd_whole_input = c->winograd && whole_input;
     REQUIRE(winograd_layer_count(*net) == 3);
