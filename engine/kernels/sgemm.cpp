@@ -86,18 +86,6 @@ __attribute__((target("avx2"))) static int pack_a_full_avx2(int K, const float* 
   return k;
 }
 
-// dst[j] = src[2 * j] for j < n (n <= 32): two masked loads per 16 outputs and a permute, reading
-// only the elements taken and those between them (never past src[2n - 2]).
-__attribute__((target("avx512f"))) static void copy_stride2_avx512(const float* src, float* dst, int n) {
-  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  for (int j = 0; j < n; j += 16) {
-    const int take = std::min(16, n - j), span = 2 * take - 1;  // inputs from src[2j]
-    const __mmask16 lo = __mmask16(span >= 16 ? 0xFFFF : (1u << span) - 1);
-    const __mmask16 hi = __mmask16(span > 16 ? (1u << (span - 16)) - 1 : 0);
-    const __m512 a = _mm512_maskz_loadu_ps(lo, src + 2 * j), b = _mm512_maskz_loadu_ps(hi, src + 2 * j + 16);
-    _mm512_mask_storeu_ps(dst + j, __mmask16(take == 16 ? 0xFFFF : (1u << take) - 1), _mm512_permutex2var_ps(a, even, b));
-  }
-}
 
 #endif
 
@@ -176,14 +164,31 @@ Im2colB::Im2colB(const float* im, int channels, int height, int width, int ksize
 // is copied with its padding clipped once at the ends (a memcpy for stride 1) instead of a bounds
 // check per element: this pass touches every element of B and used to cost as much as the GEMM
 // on the small, thin layers.
+void im2col_row_run(const float* row, int ix0, int stride, int width, int len, float* out) {
+  // Elements j in [lo, hi) read inside the row; the rest is padding.
+  const int lo = ix0 >= 0 ? 0 : std::min(len, (-ix0 + stride - 1) / stride);
+  const int hi = ix0 >= width ? 0 : std::min(len, (width - 1 - ix0) / stride + 1);
+  int j = 0;
+  for (; j < lo; ++j) out[j] = 0.f;
+  if (stride == 1) {
+    if (hi > j) std::memcpy(out + j, row + ix0 + j, size_t(hi - j) * sizeof(float));
+    j = std::max(j, hi);
+  } else if (stride == 2) {
+    // A constant stride the compiler vectorises (loads and shuffles): the general loop below runs
+    // scalar, a third of a 3x3 stride-2 layer with few filters (yolov3's first).
+    const float* from = row + ix0;
+    for (; j < hi; ++j) out[j] = from[2 * j];
+  } else {
+    for (; j < hi; ++j) out[j] = row[ix0 + j * stride];
+  }
+  for (; j < len; ++j) out[j] = 0.f;
+}
+
 void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
   struct Run {
     int j0, len, oy, ox;
   };
   Run runs[65];  // nr <= 64 columns, each run at least one column
-#if defined(__x86_64__) || defined(__i386__)
-  static const bool avx512 = cpu_has_avx512f();
-#endif
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
     int n_runs = 0;
@@ -208,36 +213,7 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
         }
         const float* src = plane + size_t(iy) * w_;
         const int ix0 = run.ox * s_ - p_ + kx * d_;  // input column of the run's first element
-        // Elements j in [lo, hi) read inside the row; the rest is padding.
-        const int lo = ix0 >= 0 ? 0 : std::min(run.len, (-ix0 + s_ - 1) / s_);
-        const int hi = ix0 >= w_ ? 0 : std::min(run.len, (w_ - 1 - ix0) / s_ + 1);
-        int j = 0;
-        for (; j < lo; ++j) out[j] = 0.f;
-        if (s_ == 1) {
-          if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
-          j = std::max(j, hi);
-        } else if (s_ == 2) {
-          // A constant stride the compiler vectorises (loads and shuffles): the general loop
-          // below runs scalar, a third of a 3x3 stride-2 layer with few filters (yolov3's first).
-          const float* from = src + ix0;
-          for (; j < hi; ++j) out[j] = from[2 * j];
-        } else {
-#if defined(__x86_64__) || defined(__i386__)
-          // Stride 2 (the first layer of most detectors, over the whole image) with vectors.
-          if (s_ == 2 && hi - j >= 4 && avx512) {
-            copy_stride2_avx512(src + ix0 + 2 * j, out + j, hi - j);
-            j = hi;
-          }
-#endif
-#if defined(__ARM_NEON) || defined(__aarch64__)
-          // Stride 2 (the first layers of Yolo-Fastest, MobileNet, yolov4-tiny): LD2 keeps the even
-          // lanes of eight inputs, while all eight lie inside the row.
-          if (s_ == 2)
-            for (; j + 4 <= hi && ix0 + 2 * j + 8 <= w_; j += 4) vst1q_f32(out + j, vld2q_f32(src + ix0 + 2 * j).val[0]);
-#endif
-          for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
-        }
-        for (; j < run.len; ++j) out[j] = 0.f;
+        im2col_row_run(src, ix0, s_, w_, run.len, out);
       }
       for (int j = cols; j < nr; ++j) d[j] = 0.f;
       if (++kx == k_) {

@@ -57,6 +57,10 @@ class MatrixB : public BSource {
 };
 
 // The im2col matrix of one image (channels x height x width), generated block by block.
+// One run of an im2col row: out[j] = row[ix0 + j * stride] for j < len, 0 where that column falls
+// outside [0, width) (the padding). Shared by Im2colB and the band rows' WindowIm2colB.
+void im2col_row_run(const float* row, int ix0, int stride, int width, int len, float* out);
+
 class Im2colB : public BSource {
  public:
   // dilation > 1: taps that far apart (AlexeyAB), `pad` being the padding itself.

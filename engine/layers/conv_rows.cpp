@@ -45,17 +45,7 @@ void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
         }
         const float* src = in_.row(ch, iy);
         const int ix0 = run.ox * s_ - p_ + kx;
-        const int lo = ix0 >= 0 ? 0 : std::min(run.len, (-ix0 + s_ - 1) / s_);
-        const int hi = ix0 >= w ? 0 : std::min(run.len, (w - 1 - ix0) / s_ + 1);
-        int j = 0;
-        for (; j < lo; ++j) out[j] = 0.f;
-        if (s_ == 1) {
-          if (hi > j) std::memcpy(out + j, src + ix0 + j, size_t(hi - j) * sizeof(float));
-          j = std::max(j, hi);
-        } else {
-          for (; j < hi; ++j) out[j] = src[ix0 + j * s_];
-        }
-        for (; j < run.len; ++j) out[j] = 0.f;
+        kernels::im2col_row_run(src, ix0, s_, w, run.len, out);
       }
       for (int j = cols; j < nr; ++j) d[j] = 0.f;
       if (++kx == k_) {
