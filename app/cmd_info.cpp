@@ -5,6 +5,7 @@
 
 #include "conv_choice.h"
 #include "commands.h"
+#include "executor.h"
 #include "exit_codes.h"
 #include "activation.h"
 #include "layer_registry.h"
@@ -15,6 +16,7 @@
 #include "plan.h"
 #include "run_common.h"
 #include "schedule.h"
+#include "usage_errors.h"
 #include "weights.h"
 
 namespace mdfi::app {
@@ -95,7 +97,12 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--decoder", args->decoder, "as detect/classify --decoder")->check(CLI::IsMember({"auto", "stb"}));
   cmd->add_option("--max-mem", args->max_mem,
                   "plan for this budget: the fastest schedule (weight blocks, banded layer groups) whose peak fits it");
+  cmd->add_option("--threads,-j", args->threads,
+                  "plan for this many compute threads, as detect/classify -j (0 = all cores): each has its own GEMM workspace")
+      ->capture_default_str()
+      ->check(number_in(0, 1024, true));
   return [args, image]() {
+    set_default_threads(args->threads);
     auto m = resolve_model(args->model, "yolov3", false);
     if (!m.ok()) return report(m.status());
     auto net = build_model(*m, args->model);

@@ -72,6 +72,7 @@ size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
 
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
   PreparedModel pm;
+  set_default_threads(args.threads);  // before anything is planned: workspaces are per thread
   MDFI_ASSIGN_OR_RETURN(auto m, resolve_model(args.model, default_net, true));
   pm.model = m;
   MDFI_ASSIGN_OR_RETURN(auto net, build_model(pm.model, args.model));

@@ -70,7 +70,7 @@ for row in "${TABLE[@]}"; do
   [ -f "$weights" ] || "$MDFI" -q gen-weights "${margs[@]:0:2}" -o "$weights"  # --cfg/--net only
   base=("$cmd" -j "$THREADS" "${margs[@]}" -w "$weights" "$IMAGE")
   read -r d_heap d_time _ _ _ <<<"$(measure "$name.default" "${base[@]}")"
-  smallest=$("$MDFI" plan "${margs[@]:0:2}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9 || true)
+  smallest=$("$MDFI" plan -j "$THREADS" "${margs[@]:0:2}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9 || true)
   if [ -z "$smallest" ]; then
     printf '| %s | %s | %s | %s | (planner gave no figure) |||||||||||\n' "$name" "$today" "$d_heap" "$d_time"
     continue
@@ -98,9 +98,9 @@ PY
   s_same=$(same smallest)
   # Bisection: the smallest budget whose predicted time is within the allowance.
   lo=$smallest
-  hi=$("$MDFI" plan "${margs[@]:0:2}" "$IMAGE" | awk '/predicted peak with this image/ {gsub(/[()]/,"",$0); for (i=1;i<=NF;i++) if ($(i+1)=="bytes") print $i}')
+  hi=$("$MDFI" plan -j "$THREADS" "${margs[@]:0:2}" "$IMAGE" | awk '/predicted peak with this image/ {gsub(/[()]/,"",$0); for (i=1;i<=NF;i++) if ($(i+1)=="bytes") print $i}')
   ratio_at() {
-    "$MDFI" plan "${margs[@]:0:2}" --max-mem "$1B" "$IMAGE" 2>/dev/null | awk '/predicted time/ {for (i=1;i<=NF;i++) if ($i ~ /x$/) {sub(/x$/,"",$i); print $i}}'
+    "$MDFI" plan -j "$THREADS" "${margs[@]:0:2}" --max-mem "$1B" "$IMAGE" 2>/dev/null | awk '/predicted time/ {for (i=1;i<=NF;i++) if ($i ~ /x$/) {sub(/x$/,"",$i); print $i}}'
   }
   if awk -v r="$(ratio_at "$lo")" -v a="$allow" 'BEGIN {exit !(r != "" && r <= a)}'; then hi=$lo; fi
   while [ $((hi - lo)) -gt 20000 ]; do

@@ -22,6 +22,18 @@ int default_threads() {
 #endif
 }
 
+void set_default_threads(int threads) {
+#if defined(_OPENMP)
+  // The OpenMP ICV is what kernels::planned_threads and every parallel region without a
+  // num_threads clause read: one setting keeps the plan and the run in step. 0 restores the
+  // count the process started with (all cores, or OMP_NUM_THREADS).
+  static const int initial = omp_get_max_threads();
+  omp_set_num_threads(threads > 0 ? threads : initial);
+#else
+  (void)threads;
+#endif
+}
+
 const float* RunOutput::output_of(const Network& net, int layer) const {
   while (layer >= 0 && net.layers[layer]->aliases_input()) layer = net.layers[layer]->sources[0];
   auto it = kept.find(layer);

@@ -54,7 +54,12 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
                               MemoryTracker& mem, const RunHooks& hooks = {}, const ExecOptions& exec = {});
 
-// All hardware threads (OpenMP's view), for the default ExecOptions of a CLI run.
+// The threads a run uses when it is not told otherwise: all hardware threads (OpenMP's view),
+// or what set_default_threads gave.
 int default_threads();
+// Runs and plans made after this use `threads` threads (0: all hardware threads again). Plans
+// size each thread's GEMM workspace (kernels::planned_threads), so `-j 1` must be set before a
+// network is planned, or its budget and peak are those of all cores.
+void set_default_threads(int threads);
 
 }  // namespace mdfi

@@ -83,3 +83,34 @@ TEST_CASE("reported peak equals `mdfi plan` within 1%: yolov7-tiny, post-process
   if (cfg.empty()) MDFI_SKIP(Need::kShared, "../shared/refs/cfg/yolov7-tiny.cfg is absent");
   check_peak(cfg, "ab-yolov7-tiny", "detect", 0.01, Compat::kAlexeyAB);
 }
+
+TEST_CASE("`mdfi plan -j N` plans what `detect -j N` runs: the smallest budget it names fits that run", "[peak]") {
+  // Each thread has its own GEMM workspace, so the plan depends on the thread count: a plan made
+  // for all cores named a budget a one-thread run did not need (and ran a slower schedule).
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string image = " /usr/share/darknet/data/dog.jpg";
+  auto smallest = [&](int threads) {
+    auto r = run_command(mdfi_binary() + " plan --cfg '" + cfg + "' -j " + std::to_string(threads) + " --max-mem 1B" + image);
+    INFO(r.err);
+    std::smatch m;
+    REQUIRE(std::regex_search(r.err, m, std::regex("the smallest is .*\\(([0-9]+) bytes\\)")));
+    return std::stoll(m[1]);
+  };
+  const long long one = smallest(1), two = smallest(2);
+  INFO("smallest budget: 1 thread " << one << " bytes, 2 threads " << two);
+  CHECK(one < two);  // one workspace fewer
+  const std::string dir = tmp_dir("peak_threads");
+  auto run = run_command(mdfi_binary() + " detect -q -j 1 --max-mem " + std::to_string(one) + "B --cfg '" + cfg +
+                         "' -w '" + weights + "' --mem-report='" + dir + "/mem.json'" + image);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const long long reported = json_int(slurp(dir + "/mem.json"), "peak_bytes");
+  CHECK(reported > 0);
+  CHECK(reported <= one);
+  // Two threads need their second workspace: the one-thread budget is refused, naming more.
+  auto two_threads = run_command(mdfi_binary() + " detect -q -j 2 --max-mem " + std::to_string(one) + "B --cfg '" +
+                                 cfg + "' -w '" + weights + "'" + image);
+  CHECK(two_threads.exit_code == 4);
+}
