@@ -27,15 +27,27 @@ static void print_warnings(const Network& net) {
 }
 
 // The schedule --max-mem chose, per layer: which weights go in blocks, which layers run in bands.
-static void print_schedule(std::FILE* out, const Network& net, const Schedule& s, double cost_ratio) {
-  const std::vector<SchedNode> nodes = sched_nodes_for(net);
+static void print_schedule(std::FILE* out, const Network& net, const std::vector<SchedNode>& nodes, const Schedule& s,
+                           double cost_ratio) {
   std::fprintf(out, "schedule: %s\n", describe_schedule(s).c_str());
-  for (size_t i = 0; i < s.block.size(); ++i)
+  for (size_t i = 0; i < s.block.size(); ++i) {
+    const SchedAlgo a = s.algo_of(int(i));
+    size_t held = 0, ws = 0;
+    layer_bytes(nodes[i], a, s.block[i], &held, &ws);
+    const std::string wino = a == SchedAlgo::kGemm ? "" : " (Winograd F(" + std::to_string(nodes[i].wino_tile) + "x" +
+                                                              std::to_string(nodes[i].wino_tile) + ",3x3), transformed)";
     if (s.block[i])
-      std::fprintf(out, "  layer %zu [%s]: weights in blocks of %d of %d output channels (%s held instead of %s)\n", i,
-                   net.layers[i]->kind(), s.block[i], nodes[i].block_units,
-                   format_bytes(blocked_weight_bytes(nodes[i], s.block[i])).c_str(),
+      std::fprintf(out, "  layer %zu [%s]: weights in blocks of %d of %d output channels%s (%s held instead of %s)\n", i,
+                   net.layers[i]->kind(), s.block[i], nodes[i].block_units, wino.c_str(), format_bytes(held).c_str(),
                    format_bytes(nodes[i].plan.weight_bytes).c_str());
+    else if (a == SchedAlgo::kWinogradInput)
+      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3), weights streamed a filter panel at a time through the "
+                   "whole input's tiles (%s of weights, %s of workspace)\n", i, net.layers[i]->kind(), nodes[i].wino_tile,
+                   nodes[i].wino_tile, format_bytes(held).c_str(), format_bytes(ws).c_str());
+    else if (a == SchedAlgo::kWinogradWeights)
+      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3), whole transformed weights (%s)\n", i,
+                   net.layers[i]->kind(), nodes[i].wino_tile, nodes[i].wino_tile, format_bytes(held).c_str());
+  }
   for (const BandGroup& g : s.groups) {
     const BandProgram p = band_program(nodes, s, g);
     std::fprintf(out, "  layers %d-%d: %zu bands of %d rows of layer %d's output; row windows %s, one layer's weights and "
@@ -110,6 +122,7 @@ Action add_plan_command(CLI::App& app) {
     print_warnings(*net);
     Plan plan = make_plan(*net);
     Schedule schedule;
+    std::vector<SchedNode> nodes;
     double cost_ratio = 1;
     if (!args->max_mem.empty()) {
       auto budget = parse_size(args->max_mem);
@@ -130,9 +143,11 @@ Action add_plan_command(CLI::App& app) {
       plan = make_plan(*net);
       if (schedule_need(plan, beside) > *budget) {
         choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-        auto choice = choose_schedule(net->input_shape().bytes(), sched_nodes_for(*net, default_tiles), *budget, nullptr, beside);
+        nodes = sched_nodes_for(*net, default_tiles);
+        auto choice = choose_schedule(net->input_shape().bytes(), nodes, *budget, nullptr, beside);
         if (!choice.ok()) return report(choice.status());
         schedule = choice->schedule;
+        apply_schedule_algorithms(*net, nodes, schedule);
         plan = std::move(choice->plan);
         cost_ratio = choice->cost_ratio;
       }
@@ -144,7 +159,8 @@ Action add_plan_command(CLI::App& app) {
       std::printf("winograd: %s (s: weights streamed through the whole input's tiles; --winograd off for none)\n",
                   winograd.c_str());
     if (!args->max_mem.empty()) {
-      print_schedule(stdout, *net, schedule, cost_ratio);
+      if (nodes.empty()) nodes = sched_nodes_for(*net);
+      print_schedule(stdout, *net, nodes, schedule, cost_ratio);
       std::printf("arena for this schedule: %s (%zu bytes; what the process holds for the network)\n",
                   format_bytes(plan_arena(plan, true).size).c_str(), plan_arena(plan, true).size);
     }

@@ -121,8 +121,8 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     const bool last = k + 1 == choices.size();
     // Checked before a single weight is read.
     if (schedulable && schedule_need(pm.plan, beside) > pm.budget) {
-      // Bands and weight blocks run the im2col + SGEMM kernels, so a schedule runs without
-      // Winograd: its outputs are bit-identical to --winograd off.
+      // Bands and GEMM weight blocks run the im2col + SGEMM kernels; the schedule gives the
+      // default's Winograd tile back to the layers outside the bands where it fits (schedule.h).
       choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
       const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, default_tiles);
       auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, beside);
@@ -131,6 +131,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       if (!choice.ok() && beside) choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget);
       if (!choice.ok()) return choice.status();
       pm.schedule = std::make_shared<Schedule>(choice->schedule);
+      apply_schedule_algorithms(pm.net, nodes, *pm.schedule);  // Winograd outside the bands, where it fits
       pm.plan = std::move(choice->plan);
       if (verbosity().verbose)
         std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(pm.budget).c_str(),

@@ -17,6 +17,8 @@ bool Schedule::is_default() const {
   if (!groups.empty()) return false;
   for (int b : block)
     if (b) return false;
+  for (SchedAlgo a : algo)
+    if (a != SchedAlgo::kGemm) return false;
   return true;
 }
 
@@ -31,6 +33,20 @@ size_t blocked_weight_bytes(const SchedNode& node, int block) {
   const int m = node.block_multiple;
   const size_t rounded = size_t((block + m - 1) / m) * size_t(m);
   return node.block_fixed_bytes + rounded * node.block_unit_bytes;
+}
+
+void layer_bytes(const SchedNode& node, SchedAlgo algo, int block, size_t* weight_bytes, size_t* workspace_bytes) {
+  if (algo == SchedAlgo::kWinogradInput && node.wino_tile) {
+    *weight_bytes = node.wino_input_weight_bytes;
+    *workspace_bytes = node.wino_input_workspace_bytes;
+  } else if (algo == SchedAlgo::kWinogradWeights && node.wino_tile) {
+    const int m = node.block_multiple, f = block > 0 && block < node.block_units ? block : node.block_units;
+    *weight_bytes = node.wino_fixed_bytes + size_t((f + m - 1) / m) * size_t(m) * node.wino_unit_bytes;
+    *workspace_bytes = node.wino_weights_workspace_bytes;
+  } else {
+    *weight_bytes = block ? blocked_weight_bytes(node, block) : node.plan.weight_bytes;
+    *workspace_bytes = node.plan.workspace_bytes;
+  }
 }
 
 size_t conv_workspace_bytes(const SchedNode& node, int columns) {
@@ -212,8 +228,9 @@ Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, cons
   pn.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     pn.push_back(nodes[i].plan);
-    if (i < schedule.block.size() && schedule.block[i])
-      pn.back().weight_bytes = blocked_weight_bytes(nodes[i], schedule.block[i]);
+    const int block = i < schedule.block.size() ? schedule.block[i] : 0;
+    const SchedAlgo algo = schedule.algo_of(int(i));
+    if (block || algo != SchedAlgo::kGemm) layer_bytes(nodes[i], algo, block, &pn.back().weight_bytes, &pn.back().workspace_bytes);
   }
   for (const BandGroup& g : schedule.groups) {
     const BandProgram prog = band_program(nodes, schedule, g, false);
@@ -260,10 +277,23 @@ namespace {
 // default's time, its 25 Winograd layers holding 40 of its 66 GFLOP.
 constexpr double kWinogradGain = 1.25;
 
+// Making the transformed input of a Winograd layer again for each block of its filters costs, per
+// float, about what packing an im2col element again does.
+constexpr double kTransformCost = 100;
+
+// A layer outside band groups: its extra cost under `algo` with `block` channels per block.
+double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
+  const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
+  if (algo != SchedAlgo::kGemm && n.wino_tile)
+    return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
+  double extra = n.winograd_default ? n.flops * (1 - 1 / kWinogradGain) : 0;
+  if (n.band == SchedNode::Band::kConv) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+  else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
+  return extra;
+}
+
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
-  for (const SchedNode& n : nodes)
-    if (n.winograd_default) extra += n.flops * (1 - 1 / kWinogradGain);
   std::vector<int> bands(nodes.size(), 1);
   std::vector<bool> resident(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
@@ -273,15 +303,14 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
     const int block = i < s.block.size() ? s.block[i] : 0;
+    const SchedAlgo algo = s.algo_of(int(i));
+    extra += layer_cost(n, algo, block);
+    if (algo != SchedAlgo::kGemm && n.wino_tile) continue;
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
-    if (n.band == SchedNode::Band::kConv) {
-      extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+    if (n.band == SchedNode::Band::kConv)
       extra += double(bands[i] - 1) * ((resident[i] ? 0 : double(n.block_units) * n.gemm_k * 150) + 5e5 * nb);
-    } else if (n.block_units && nb > 1) {
-      extra += double(nb) * 1e5;
-    } else {
+    else if (!(n.block_units && nb > 1))
       extra += double(bands[i] - 1) * 1e5;
-    }
   }
   return extra;
 }
@@ -294,6 +323,43 @@ int block_within(const SchedNode& n, size_t bytes) {
   return std::max(u, m);
 }
 
+// The way a layer with a Winograd tile runs outside band groups: of the ways whose peak fits
+// `target`, the cheapest (cost model); when none fits, the one with the least peak. `lp` is the
+// layer's plan with whole GEMM weights.
+void choose_way(const SchedNode& n, const LayerPlan& lp, size_t target, SchedAlgo* algo, int* block) {
+  const size_t fixed = lp.peak_bytes - lp.weight_bytes - lp.workspace_bytes;
+  struct Way {
+    SchedAlgo algo;
+    int block;
+  };
+  std::vector<Way> ways{{SchedAlgo::kGemm, 0}, {SchedAlgo::kWinogradInput, 0}, {SchedAlgo::kWinogradWeights, 0}};
+  // The largest blocks under the target (at least one panel) of either path.
+  const size_t room = target > fixed ? target - fixed : 0;
+  const int gemm_block = block_within(n, room > n.plan.workspace_bytes ? room - n.plan.workspace_bytes : 0);
+  if (gemm_block < n.default_block) ways.push_back({SchedAlgo::kGemm, gemm_block});
+  const size_t wroom = room > n.wino_fixed_bytes + n.wino_weights_workspace_bytes
+                           ? room - n.wino_fixed_bytes - n.wino_weights_workspace_bytes : 0;
+  const int m = n.block_multiple;
+  const int wino_block = std::max(m, int(std::min<size_t>(size_t(n.block_units), wroom / std::max<size_t>(1, n.wino_unit_bytes))) / m * m);
+  if (wino_block < n.block_units) ways.push_back({SchedAlgo::kWinogradWeights, wino_block});
+  bool have = false, fits = false;
+  double best_cost = 0;
+  size_t best_peak = 0;
+  for (const Way& w : ways) {
+    size_t wb = 0, ws = 0;
+    layer_bytes(n, w.algo, w.block, &wb, &ws);
+    const size_t peak = fixed + wb + ws;
+    const double cost = layer_cost(n, w.algo, w.block);
+    const bool f = peak <= target;
+    const bool better = !have || (f && !fits) ||
+                        (f == fits && (f ? cost < best_cost : (peak < best_peak || (peak == best_peak && cost < best_cost))));
+    if (!better) continue;
+    have = true, fits = f, best_cost = cost, best_peak = peak;
+    *algo = w.algo;
+    *block = w.block;
+  }
+}
+
 // Blocks for `groups`: every layer whose step is over `target` gets the largest blocks that
 // bring it under (the others keep whole weights). A layer's weights only live during its own
 // step, so each layer is sized on its own.
@@ -302,11 +368,17 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   Schedule s;
   s.block.assign(nodes.size(), 0);
   s.groups = groups;
+  s.algo.assign(nodes.size(), SchedAlgo::kGemm);
   const Plan plan = plan_schedule(input_bytes, nodes, s);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
     const LayerPlan& lp = plan.layers[i];
-    if (!n.block_units || s.group_of(int(i)) || lp.peak_bytes <= target) continue;
+    if (!n.block_units || s.group_of(int(i))) continue;
+    if (n.wino_tile) {
+      choose_way(n, lp, target, &s.algo[i], &s.block[i]);
+      continue;
+    }
+    if (lp.peak_bytes <= target) continue;
     const size_t over = lp.peak_bytes - target;
     const int u = block_within(n, lp.weight_bytes > over ? lp.weight_bytes - over : 0);
     if (u < n.default_block) s.block[i] = u;
@@ -410,6 +482,10 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     Schedule unblocked;
     unblocked.block.assign(nodes.size(), 0);
     unblocked.groups = layouts[i];
+    // Winograd's cheapest way outside the groups: a lower bound of what fit_blocks picks.
+    unblocked.algo.assign(nodes.size(), SchedAlgo::kGemm);
+    for (size_t j = 0; j < nodes.size(); ++j)
+      if (nodes[j].wino_tile && !unblocked.group_of(int(j))) unblocked.algo[j] = SchedAlgo::kWinogradInput;
     order.push_back({extra_cost(nodes, unblocked), i});
   }
   std::stable_sort(order.begin(), order.end(),
@@ -505,6 +581,9 @@ std::string describe_schedule(const Schedule& s) {
   int blocked = 0;
   for (int b : s.block) blocked += b > 0;
   if (blocked) out += std::to_string(blocked) + " layers with weights in blocks of output channels";
+  int wino = 0;
+  for (SchedAlgo a : s.algo) wino += a != SchedAlgo::kGemm;
+  if (wino) out += std::string(out.empty() ? "" : "; ") + std::to_string(wino) + " layers by Winograd";
   for (const BandGroup& g : s.groups) {
     if (!out.empty()) out += "; ";
     out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +

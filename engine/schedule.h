@@ -32,10 +32,25 @@ struct BandGroup {
   bool resident = false;
 };
 
+// How a layer outside band groups runs its convolution under a schedule: the GEMM path (whole
+// weights or blocks), or the Winograd tile the default schedule gives it, by either of Winograd's
+// ways (kernels/winograd.h). Both ways of one tile give the same bits (they share the per-tile
+// kernels and accumulation order), so a layer run by Winograd here is bit-identical to the
+// default schedule's run of it, given the same input.
+enum class SchedAlgo : unsigned char {
+  kGemm = 0,
+  kWinogradInput,    // the whole input transformed, weights streamed a filter panel per thread
+  kWinogradWeights,  // transformed weights in blocks of `block` filters (0: all), input transformed per block
+};
+
 struct Schedule {
   std::vector<int> block;  // per layer: output channels per weight block; 0 = the layer's default
+  std::vector<SchedAlgo> algo;  // per layer (empty or shorter: kGemm)
   std::vector<BandGroup> groups;
   bool is_default() const;
+  SchedAlgo algo_of(int layer) const {
+    return layer >= 0 && size_t(layer) < algo.size() ? algo[size_t(layer)] : SchedAlgo::kGemm;
+  }
   // The group that `layer` belongs to, or nullptr.
   const BandGroup* group_of(int layer) const;
 };
@@ -62,6 +77,14 @@ struct SchedNode {
   // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays
   // the difference (the cost model's kWinogradGain).
   bool winograd_default = false;
+  // The default's Winograd tile (2 or 4; 0: none), which a schedule may keep outside band groups:
+  // the bytes each way holds (what ConvLayer::winograd_weight_floats/workspace_floats count).
+  int wino_tile = 0;
+  size_t wino_input_weight_bytes = 0, wino_input_workspace_bytes = 0;  // kWinogradInput
+  size_t wino_fixed_bytes = 0;      // kWinogradWeights: head and raw rows, whatever the block
+  size_t wino_unit_bytes = 0;       // kWinogradWeights: transformed weights per filter (panels of kMR)
+  size_t wino_weights_workspace_bytes = 0;
+  double wino_transform_floats = 0;  // floats of the transformed input (made again for every block)
 };
 
 // The per-layer Winograd tiles of `net` as built now (Layer::winograd_tile; 0: GEMM): taken
@@ -75,6 +98,11 @@ int scheduled_block(const ExecOptions* exec, int layer);
 
 // Bytes of layer `i`'s weights while it runs with `block` channels per block (0 = default).
 size_t blocked_weight_bytes(const SchedNode& node, int block);
+// Weights and workspace of a layer outside band groups under `algo` and `block` (the plan's figures).
+void layer_bytes(const SchedNode& node, SchedAlgo algo, int block, size_t* weight_bytes, size_t* workspace_bytes);
+// Gives the layers the schedule runs by Winograd their tile and way (Layer::set_winograd); the
+// others keep what they have (GEMM: a schedule is chosen on a network without Winograd).
+void apply_schedule_algorithms(Network& net, const std::vector<SchedNode>& nodes, const Schedule& schedule);
 // SGEMM workspace for a conv computing `columns` output pixels at once.
 size_t conv_workspace_bytes(const SchedNode& node, int columns);
 

@@ -268,6 +268,22 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
   n.s = stride;
   n.pad_top = pad;
   n.gemm_k = K;
+  if (n.wino_tile && winograd_candidate()) {
+    // What forward_winograd holds in each way for the default's tile (winograd_weight_floats,
+    // winograd_workspace_floats), so that a schedule's plan is what the run holds.
+    kernels::WinogradGeo geo = winograd_geo();
+    geo.m = n.wino_tile;
+    const int t = kernels::planned_threads();
+    const size_t head = size_t(filters) * (batch_normalize ? 4 : 1) + size_t(filters);
+    n.wino_input_weight_bytes = (head + kernels::winograd_stream_weight_floats(geo, t)) * sizeof(float);
+    n.wino_input_workspace_bytes = kernels::winograd_input_workspace_floats(geo, t) * sizeof(float);
+    n.wino_fixed_bytes = (head + size_t(pack_threads(t)) * kernels::kMR * in.c * 9) * sizeof(float);
+    n.wino_unit_bytes = size_t(geo.n2()) * in.c * sizeof(float);
+    n.wino_weights_workspace_bytes = kernels::winograd_panel_workspace_floats(geo, t) * sizeof(float);
+    n.wino_transform_floats = double(geo.n2()) * in.c * geo.tiles();
+  } else {
+    n.wino_tile = 0;
+  }
 }
 
 Status ConvLayer::forward_rows(RowStep& step) const {

@@ -13,6 +13,7 @@
 
 #include "../kernels/sgemm.h"
 #include "../resident_weights.h"
+#include "../schedule.h"
 #include "conv.h"
 
 namespace mdfi {
@@ -154,6 +155,30 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
   Buffer bias;
   MDFI_RETURN_IF_ERROR(fold_head(io, wmem, &bias, &factor));
   const float* scale = batch_normalize ? factor.data() : nullptr;
+
+  // A memory schedule (--max-mem) may ask for the whole-weights way a block of filters at a time:
+  // each block's U is made and used, then the next replaces it; the input tiles are transformed
+  // again for each block. Every output is computed as the whole-weights way computes it.
+  const int block = keep ? 0 : scheduled_block(io.exec, index);
+  if (!winograd_whole_input && block > 0 && block < filters) {
+    const int threads = thread_count(io);
+    const int mb = (block + kernels::kMR - 1) / kernels::kMR * kernels::kMR;
+    auto ws = Buffer::make(*io.mem, kernels::winograd_panel_workspace_floats(geo, threads), MemCategory::kWorkspace,
+                           "Winograd tile panels");
+    if (!ws.ok()) return ws.status();
+    auto u = Buffer::make(*io.mem, kernels::winograd_u_floats(geo, mb), MemCategory::kWeights, "Winograd weight block");
+    if (!u.ok()) return u.status();
+    const size_t plane = size_t(out.h) * out.w;
+    for (int f0 = 0; f0 < filters; f0 += mb) {
+      const int rb = std::min(mb, filters - f0);
+      MDFI_RETURN_IF_ERROR(prepare_block(*this, io, geo, f0, rb, scale, u->data()));
+      kernels::WinogradGeo part = geo;
+      part.filters = rb;
+      kernels::winograd_conv_whole_weights(part, io.inputs[0], u->data(), bias.data() + f0, activation,
+                                           io.output + size_t(f0) * plane, threads, ws->data());
+    }
+    return Status::Ok();
+  }
 
   if (keep || !winograd_whole_input) {
     auto u = Buffer::make(wmem, kernels::winograd_u_floats(geo, filters), MemCategory::kWeights, "Winograd conv weights");
