@@ -43,15 +43,27 @@ void layer_bytes(const SchedNode& node, SchedAlgo algo, int block, size_t* weigh
     const int m = node.block_multiple, f = block > 0 && block < node.block_units ? block : node.block_units;
     *weight_bytes = node.wino_fixed_bytes + size_t((f + m - 1) / m) * size_t(m) * node.wino_unit_bytes;
     *workspace_bytes = node.wino_weights_workspace_bytes;
+  } else if (block && node.band == SchedNode::Band::kConv) {  // conv_rows: chunked columns
+    *weight_bytes = blocked_weight_bytes(node, block);
+    *workspace_bytes = conv_workspace_bytes(node, node.out_h * node.out_w);
   } else {
     *weight_bytes = block ? blocked_weight_bytes(node, block) : node.plan.weight_bytes;
     *workspace_bytes = node.plan.workspace_bytes;
   }
 }
 
+int gemm_chunk_columns(int K, int N, int threads) {
+  const int nr = kernels::active_kernel().nr;
+  const int per_col = std::max(1, std::min(K, kernels::kKC)) * int(sizeof(float));
+  const int per_thread = std::max(nr, int(kChunkBytes) / per_col / nr * nr);
+  return std::max(1, std::min(N, std::max(4 * nr, per_thread * std::max(1, threads))));
+}
+
 size_t conv_workspace_bytes(const SchedNode& node, int columns) {
   if (node.band != SchedNode::Band::kConv || columns <= 0) return 0;
-  return kernels::sgemm_workspace_floats(node.gemm_k, columns, kernels::planned_threads()) * sizeof(float);
+  return kernels::sgemm_workspace_floats(node.gemm_k, gemm_chunk_columns(node.gemm_k, columns, kernels::planned_threads()),
+                                         kernels::planned_threads()) *
+         sizeof(float);
 }
 
 // Input rows that output rows [y0, y1) of `c` read, clamped to the input's height.
@@ -277,6 +289,9 @@ namespace {
 // default's time, its 25 Winograd layers holding 40 of its 66 GFLOP.
 constexpr double kWinogradGain = 1.25;
 
+// Weights "small beside a group's row windows": at most this fraction (1/kSmallWeights) of them.
+constexpr size_t kSmallWeights = 4;
+
 // Making the transformed input of a Winograd layer again for each block of its filters costs, per
 // float, about what packing an im2col element again does.
 constexpr double kTransformCost = 100;
@@ -385,19 +400,36 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
   }
   for (const BandGroup& g : groups) {
     const LayerPlan& lp = plan.layers[size_t(g.last)];
-    if (lp.peak_bytes <= target) continue;
+    if (lp.peak_bytes <= target || g.resident) continue;
     const BandProgram prog = band_program(nodes, s, g, false);
     const size_t over = lp.peak_bytes - target;
     const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
     for (int l = g.first; l <= g.last; ++l) {
       const SchedNode& n = nodes[size_t(l)];
       if (n.band != SchedNode::Band::kConv || !n.block_units) continue;
+      // Blocks in a band are paid for in every band (the band's im2col packed again per block):
+      // weights small beside the windows are never split (kSmallWeights).
+      if (n.plan.weight_bytes * kSmallWeights <= prog.window_bytes) continue;
       const size_t ws = conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)] * n.out_w);
       const int u = block_within(n, step > ws ? step - ws : 0);
       if (u < n.default_block) s.block[size_t(l)] = u;
     }
   }
   return s;
+}
+
+// A group whose weights all together are small beside its row windows holds them for all its
+// bands (read and packed once, not once per band): that costs little memory, and a schedule
+// that re-reads them per band measured several times slower (yolov3-tiny's layers 0-5 in
+// one-row bands: 52 reads of each layer's weights).
+bool small_group_weights(const std::vector<SchedNode>& nodes, const BandGroup& g) {
+  size_t weights = 0;
+  for (int l = g.first; l <= g.last; ++l) {
+    const SchedNode& n = nodes[size_t(l)];
+    if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) weights += n.plan.weight_bytes;
+  }
+  Schedule none;
+  return weights * kSmallWeights <= band_program(nodes, none, g, false).window_bytes;
 }
 
 // Maximal valid groups of at most `max_len` layers (0: any), left to right, among layers [0, end].
@@ -460,7 +492,10 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     for (const BandGroup& g : gs) max_h = std::max(max_h, nodes[size_t(g.last)].out_h);
     for (int d = gs.empty() ? max_h : 2;; d *= 2) {
       std::vector<BandGroup> l = gs;
-      for (BandGroup& g : l) g.band_rows = std::max(1, (nodes[size_t(g.last)].out_h + d - 1) / d);
+      for (BandGroup& g : l) {
+        g.band_rows = std::max(1, (nodes[size_t(g.last)].out_h + d - 1) / d);
+        g.resident = small_group_weights(nodes, g);
+      }
       layouts.push_back(l);
       if (d >= max_h) break;
     }

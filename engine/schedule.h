@@ -103,7 +103,14 @@ void layer_bytes(const SchedNode& node, SchedAlgo algo, int block, size_t* weigh
 // Gives the layers the schedule runs by Winograd their tile and way (Layer::set_winograd); the
 // others keep what they have (GEMM: a schedule is chosen on a network without Winograd).
 void apply_schedule_algorithms(Network& net, const std::vector<SchedNode>& nodes, const Schedule& schedule);
-// SGEMM workspace for a conv computing `columns` output pixels at once.
+// Columns per SGEMM call of a conv under a schedule (conv_rows) on `threads` threads: at most what
+// keeps each thread's packed B block near kChunkBytes (never under four micro-kernel panels in
+// all), so bands and weight
+// blocks hold a small workspace and leave the room to whole weights. Splitting the columns
+// changes no output's arithmetic (each sums its K blocks in order, whatever its panel).
+constexpr size_t kChunkBytes = size_t(128) << 10;
+int gemm_chunk_columns(int K, int N, int threads);
+// SGEMM workspace for a conv computing `columns` output pixels (in chunks of gemm_chunk_columns).
 size_t conv_workspace_bytes(const SchedNode& node, int columns);
 
 // One band step of one layer of a group: compute rows [from, to) after dropping the rows below

@@ -2,6 +2,7 @@
 #include "../schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -56,7 +57,91 @@ void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
   }
 }
 
+GatherIm2colB::GatherIm2colB(const RowWindow& in, int ksize, int stride, int pad, int out_w, int y0, int rows)
+    : in_(in), k_(ksize), s_(stride), p_(pad), out_w_(out_w), y0_(y0), n_(out_w * rows) {}
+
+void GatherIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
+  const int kk = k_ * k_;
+  int32_t idx[kMaxEntries];
+  uint32_t mask[kMaxEntries];
+  // Stride 1 with the output as wide as the input ("same" padding): a tap's offsets run
+  // consecutively across the panel (input row y of output row y - ky + pad), so its rows are
+  // plain loads of consecutive floats under the mask, which the compiler vectorises. Taps whose
+  // run would leave the channel's window (the first and last rows' padding) take the gather.
+  int run[64];  // per tap: the window offset of column 0 of the consecutive run, or -1
+  const bool consecutive = s_ == 1 && out_w_ == in_.w && kk <= 64;
+  const size_t channel = size_t(in_.cap) * in_.w;  // floats between channels of the window
+  for (int p = 0; p < nc; p += nr) {
+    const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
+    // Tap t = (ky, kx): column j reads window offset idx[t * nr + j], or is padding (mask 0;
+    // it then reads the window's first element, whose bits the mask drops).
+    for (int t = 0; t < kk; ++t) {
+      const int ky = t / k_, kx = t % k_;
+      for (int j = 0; j < nr; ++j) {
+        int32_t at = 0;
+        uint32_t m = 0;
+        if (j < cols) {
+          const int col = n0 + p + j, oy = y0_ + col / out_w_, ox = col % out_w_;
+          const int iy = oy * s_ - p_ + ky, ix = ox * s_ - p_ + kx;
+          if (iy >= 0 && iy < in_.h && ix >= 0 && ix < in_.w) {
+            at = int32_t((iy - in_.lo) * in_.w + ix);
+            m = ~0u;
+          }
+        }
+        idx[t * nr + j] = at;
+        mask[t * nr + j] = m;
+      }
+      if (consecutive) {
+        const int64_t first = int64_t(y0_ - in_.lo + ky - p_) * in_.w + (n0 + p) + kx - p_;
+        run[t] = first >= 0 && first + nr <= int64_t(channel) ? int(first) : -1;
+      }
+    }
+    float* panel = dst + size_t(p) * kc;
+    int t = k0 % kk, ch = k0 / kk;
+    for (int r = 0; r < kc; ++r) {
+      const float* base = in_.data + size_t(ch) * channel;
+      const uint32_t* mk = mask + t * nr;
+      float* d = panel + size_t(r) * nr;
+      if (consecutive && run[t] >= 0) {
+        const float* src = base + run[t];
+        for (int j = 0; j < nr; ++j) {
+          uint32_t v;
+          std::memcpy(&v, src + j, sizeof v);
+          v &= mk[j];
+          std::memcpy(d + j, &v, sizeof v);
+        }
+      } else {
+        const int32_t* ix = idx + t * nr;
+        for (int j = 0; j < nr; ++j) {
+          uint32_t v;
+          std::memcpy(&v, base + ix[j], sizeof v);
+          v &= mk[j];
+          std::memcpy(d + j, &v, sizeof v);
+        }
+      }
+      if (++t == kk) t = 0, ++ch;
+    }
+  }
+}
+
 namespace {
+
+// Columns [n0, n0 + n) of another source, as columns [0, n): one chunk of a conv's GEMM.
+class ColumnsOf : public kernels::BSource {
+ public:
+  ColumnsOf(const kernels::BSource& b, int n0) : b_(b), n0_(n0) {}
+  // A partial last panel may carry the next chunk's columns: each output column is computed on
+  // its own (micro-kernel lanes), and sgemm_packed writes only columns below n.
+  void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override { b_.pack(k0, kc, n0_ + n0, nc, nr, dst); }
+  const float* rows(int k0, int* ldb) const override {
+    const float* r = b_.rows(k0, ldb);
+    return r ? r + n0_ : nullptr;
+  }
+
+ private:
+  const kernels::BSource& b_;
+  int n0_;
+};
 
 // Folded biases into `bias` and the batch-norm factors of `l` (as forward_fast: the same double
 // expression, rounded once).
@@ -180,7 +265,8 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
     if (!r.ok()) return r.status();
     rows = std::move(*r);
   }
-  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, N, threads), MemCategory::kWorkspace,
+  const int chunk = gemm_chunk_columns(K, N, threads);
+  auto ws = Buffer::make(*io.mem, kernels::sgemm_workspace_floats(K, chunk, threads), MemCategory::kWorkspace,
                          "packed im2col block");
   if (!ws.ok()) return ws.status();
 
@@ -188,9 +274,12 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
   const kernels::MatrixB direct(in.data, K, N);
   const kernels::Im2colB im2col(in.data, l.in.c, l.in.h, l.in.w, l.size, l.stride, l.pad);
   const WindowIm2colB window(in, l.size, l.stride, l.pad, l.out.w, y0, y1 - y0);
-  const kernels::BSource& b = !whole ? static_cast<const kernels::BSource&>(window)
-                              : l.direct_1x1() ? static_cast<const kernels::BSource&>(direct)
-                                               : static_cast<const kernels::BSource&>(im2col);
+  const GatherIm2colB gather(in, l.size, l.stride, l.pad, l.out.w, y0, y1 - y0);
+  const bool gathers = GatherIm2colB::suits(l.size, l.out.w, kernels::active_kernel().nr);
+  const kernels::BSource& b = whole && l.direct_1x1() ? static_cast<const kernels::BSource&>(direct)
+                              : gathers               ? static_cast<const kernels::BSource&>(gather)
+                              : !whole                ? static_cast<const kernels::BSource&>(window)
+                                                      : static_cast<const kernels::BSource&>(im2col);
   const int ldc = out.cap * out.w;  // between output channels
   float* C = out.data + size_t(y0 - out.lo) * out.w;
   const float* bias_data = prepared ? prepared->bias.data() : bias.data();
@@ -198,7 +287,12 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
     const int rb = std::min(mb, M - m0);
     const float* a = prepared ? prepared->weights.data() : packed.data();
     if (!prepared) MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, m0, rb, pt, rows.data(), packed.data()));
-    kernels::sgemm_packed(rb, N, K, a, b, C + size_t(m0) * ldc, ldc, bias_data + m0, l.activation, threads, ws->data());
+    for (int n0 = 0; n0 < N; n0 += chunk) {
+      const int nc = std::min(chunk, N - n0);
+      const ColumnsOf part(b, n0);
+      kernels::sgemm_packed(rb, nc, K, a, part, C + size_t(m0) * ldc + n0, ldc, bias_data + m0, l.activation, threads,
+                            ws->data());
+    }
   }
   return Status::Ok();
 }

@@ -22,6 +22,26 @@ class WindowIm2colB : public kernels::BSource {
   int k_, s_, p_, out_w_, y0_, n_;
 };
 
+// The same matrix as WindowIm2colB (and Im2colB on a whole tensor), packed by a gather: per
+// panel, each kernel tap's input offsets and padding masks are worked out once, then every
+// channel's rows are copied through them. On small maps (13x13, 26x26) a panel of 32 columns
+// spans three or four output rows, and copying each run with its own bounds and memcpy cost
+// several times the gather: a layer whose weights come in blocks packs its im2col once per
+// block. Padding is written as +0.0 (the bits masked), as the copy path writes 0.f.
+class GatherIm2colB : public kernels::BSource {
+ public:
+  // The index tables live on the stack: ksize^2 * nr entries at most.
+  static constexpr int kMaxEntries = 9 * 64;
+  // Maps at least two panels wide copy long runs, which the copy path does faster.
+  static bool suits(int ksize, int out_w, int nr) { return ksize * ksize * nr <= kMaxEntries && out_w < 2 * nr; }
+  GatherIm2colB(const RowWindow& in, int ksize, int stride, int pad, int out_w, int y0, int rows);
+  void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
+
+ private:
+  RowWindow in_;
+  int k_, s_, p_, out_w_, y0_, n_;
+};
+
 // 1 / the batch-norm denominator of the layer's compat (conv_fast.cpp).
 double bn_denominator(float var, Compat compat);
 

@@ -177,12 +177,23 @@ Status MaxPoolLayer::forward_rows(RowStep& step) const {
   const int threads = std::max(1, step.io.exec ? step.io.exec->threads : 1);
 
   const int off = -padding / 2;
+  const bool pool2x2 = size == 2 && stride == 2;  // rows are only run on the optimised path
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int k = 0; k < out.c; ++k)
     for (int i = y0; i < y1; ++i) {
       float* dst = out.row(k, i);
       const int ys = off + i * stride;
+      // 2x2 stride 2: the windows wholly inside, [j0, j1), through forward's vector kernel.
+      int j0 = out.w, j1 = out.w;
+      if (pool2x2 && ys >= 0 && ys + 2 <= in.h) {
+        j0 = std::min(out.w, off < 0 ? (-off + 1) / 2 : 0);
+        const int last = in.w - off - 2;
+        j1 = last < 0 ? j0 : std::max(j0, std::min(out.w, last / 2 + 1));
+        kernels::max2x2_row(in.row(k, ys) + off + 2 * j0, in.row(k, ys + 1) + off + 2 * j0, dst + j0, j1 - j0);
+      }
       for (int j = 0; j < out.w; ++j) {
+        if (j == j0) j = j1;
+        if (j >= out.w) break;
         const int x0 = off + j * stride;
         float best = -FLT_MAX;
         for (int n = 0; n < size; ++n) {

@@ -259,17 +259,20 @@ activation=linear
 
 TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce layer-at-a-time outputs", "[plan]") {
   std::mt19937 rng(20261203);
-  int grouped = 0, grouped_depthwise = 0, grouped_dropout = 0;
+  int grouped = 0, grouped_depthwise = 0, grouped_dropout = 0, wino_kept = 0;
   for (int trial = 0; trial < 32; ++trial) {
     const std::string cfg = random_cfg(rng);
     INFO("cfg:\n" << cfg);
     auto net = network_from_text(cfg, "sched_random.cfg");
     REQUIRE(net.ok());
-    // A schedule runs without Winograd (prepare_model turns it off first): so does its baseline.
+    // The default's Winograd tiles (every candidate, F(2x2) or F(4x4)), which a schedule may keep
+    // outside its bands; it is chosen on the network without Winograd (as prepare_model does).
+    choose_conv_algorithms(*net, ConvChoice{trial % 2 ? WinogradMode::kF4 : WinogradMode::kF2, 0, true});
+    const std::vector<int> tiles = winograd_tiles(*net);
     choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
     const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_random.weights";
     REQUIRE(generate_weights(*net, wpath, uint64_t(trial) + 1).ok());
-    const std::vector<SchedNode> nodes = sched_nodes_for(*net);
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
     const size_t input = net->input_shape().bytes();
     const Plan base_plan = make_plan(*net);
     size_t least = 0;
@@ -296,13 +299,19 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
           grouped_depthwise += nodes[size_t(l)].band == SchedNode::Band::kDepthwise;
           grouped_dropout += nodes[size_t(l)].band == SchedNode::Band::kAlias;
         }
+      // Layer at a time with the schedule's per-layer algorithms: Winograd where it kept it.
+      apply_schedule_algorithms(*net, nodes, choice->schedule);
+      for (size_t i = 0; i < nodes.size(); ++i) wino_kept += choice->schedule.algo_of(int(i)) != SchedAlgo::kGemm;
+      const RunResult same_algos =
+          choice->schedule.is_default() ? base : run_with(*net, make_plan(*net), wpath, nullptr, 7, 1);
       const RunResult r = run_with(*net, choice->plan, wpath, &choice->schedule, 7, 1);
+      choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
       CHECK(r.peak <= choice->plan.peak_bytes);
       for (size_t i = 0; i < net->layers.size(); ++i) {
         const BandGroup* g = choice->schedule.group_of(int(i));
         if (g && int(i) != g->last) continue;  // never whole: only rows of it ever existed
         INFO("layer " << i);
-        CHECK(same_bits(r.outputs[i], base.outputs[i]));
+        CHECK(same_bits(r.outputs[i], same_algos.outputs[i]));
       }
     }
   }
@@ -310,4 +319,100 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
   CHECK(grouped > 0);
   CHECK(grouped_depthwise > 0);
   CHECK(grouped_dropout > 0);
+  CHECK(wino_kept > 0);
+}
+
+TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whole or in blocks of filters, "
+          "bit-identical to that layer run whole", "[plan][winograd]") {
+  // Layer 0 (3 channels) and the 1x1 layer 5 stay on the GEMM path; layers 1, 3 (no padding) and 4
+  // are Winograd candidates on 27x21 and 13x10 maps.
+  const std::string cfg = R"([net]
+width=27
+height=21
+channels=3
+[convolutional]
+batch_normalize=1
+filters=16
+size=3
+stride=1
+pad=1
+activation=leaky
+[convolutional]
+batch_normalize=1
+filters=21
+size=3
+stride=1
+pad=1
+activation=leaky
+[maxpool]
+size=2
+stride=2
+[convolutional]
+filters=40
+size=3
+stride=1
+pad=0
+activation=relu
+[convolutional]
+batch_normalize=1
+filters=12
+size=3
+stride=1
+pad=1
+activation=logistic
+[convolutional]
+filters=9
+size=1
+stride=1
+activation=linear
+)";
+  auto net = network_from_text(cfg, "sched_winograd.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_winograd.weights";
+  REQUIRE(generate_weights(*net, wpath, 11).ok());
+  const size_t input = net->input_shape().bytes();
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
+    // The default schedule's tiles (as prepare_model takes them), then the network a schedule is
+    // chosen on: without Winograd.
+    choose_conv_algorithms(*net, ConvChoice{mode, 0, true});
+    const std::vector<int> tiles = winograd_tiles(*net);
+    const RunResult whole = run_with(*net, make_plan(*net), wpath, nullptr, 5, 2);
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+    int candidates = 0;
+    for (const SchedNode& n : nodes) candidates += n.wino_tile > 0;
+    REQUIRE(candidates == 3);
+    for (SchedAlgo algo : {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights})
+      for (int block : {0, 8, 16}) {
+        if (algo == SchedAlgo::kWinogradInput && block) continue;
+        Schedule s;
+        s.block.assign(nodes.size(), 0);
+        s.algo.assign(nodes.size(), SchedAlgo::kGemm);
+        for (size_t i = 0; i < nodes.size(); ++i)
+          if (nodes[i].wino_tile) s.algo[i] = algo, s.block[i] = block;
+        s.block[0] = 8;  // and a GEMM layer in blocks, before them
+        const Plan plan = plan_schedule(input, nodes, s);
+        apply_schedule_algorithms(*net, nodes, s);
+        const RunResult r = run_with(*net, plan, wpath, &s, 5, 2);
+        INFO((mode == WinogradMode::kF2 ? "F(2x2)" : "F(4x4)") << (algo == SchedAlgo::kWinogradInput ? " whole input" : " whole weights")
+                                                               << " in blocks of " << block);
+        // Every layer as the default run computes it (the same per-layer algorithms, whole).
+        for (size_t i = 0; i < net->layers.size(); ++i) {
+          INFO("layer " << i);
+          CHECK(same_bits(r.outputs[i], whole.outputs[i]));
+        }
+        // The plan is what the run holds, layer by layer (the planner's figures are the layer's own).
+        const Plan layered = make_plan(*net);
+        for (size_t i = 0; i < nodes.size(); ++i)
+          if (s.algo[i] != SchedAlgo::kGemm && !s.block[i]) CHECK(plan.layers[i].peak_bytes == layered.layers[i].peak_bytes);
+        CHECK(r.peak <= plan.peak_bytes);
+        choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+      }
+    // The planner keeps Winograd where it fits: at the default peak every candidate runs it.
+    auto choice = choose_schedule(input, nodes, make_plan(*net).peak_bytes - 1);
+    REQUIRE(choice.ok());
+    int kept = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) kept += choice->schedule.algo_of(int(i)) != SchedAlgo::kGemm;
+    CHECK(kept > 0);
+  }
 }
