@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Issue 19's table (run through bench/memory.sh --budget): for each network, with generated
 # weights and one image, in one run:
-#   - the default schedule: heaptrack peak of the whole process and wall time;
-#   - the smallest --max-mem the planner accepts for that image (`mdfi plan --max-mem 1B IMAGE`
-#     refuses and names it): heaptrack peak, mdfi's reported and predicted peaks, time ratio;
+#   - the default schedule: heaptrack peak of the whole process, and the network's time
+#     (`mdfi bench`: median of RUNS runs after a warm-up, taken twice interleaved with the
+#     budget's runs, the lower median kept);
+#   - the smallest --max-mem the planner accepts for that image (`mdfi plan -j THREADS --max-mem
+#     1B IMAGE` refuses and names it): heaptrack peak, mdfi's reported and predicted peaks, the
+#     network's time there and its ratio to the default's;
+#   - with MDFI_BASE=an older mdfi binary: that binary's smallest budget and time ratio, measured
+#     in the same run (today's figures beside the new ones);
 #   - the smallest budget whose *predicted* time (the planner's cost model) is within the
 #     issue's allowance (1.3x; AlexNet 1.2x), found by bisection over `mdfi plan`: the same figures;
 #   - whether the outputs (the text results) are identical to the default schedule's.
 # Timing uses THREADS threads (default 1: on a shared box, OpenMP barriers of a multi-threaded
 # run measure the other processes more than mdfi). Not a unit test; takes a few minutes.
-# Usage: bench/memory-budget.sh [name ...]   (names from the list below)
+# Usage: [MDFI_BASE=old/mdfi] [RUNS=5] bench/memory-budget.sh [name ...]   (names from the list below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MDFI=${MDFI:-build/app/mdfi}
 IMAGE=${IMAGE:-/usr/share/darknet/data/dog.jpg}
 WORK=${WORK:-/tmp/mdfi-bench-budget}
 THREADS=${THREADS:-1}
+RUNS=${RUNS:-5}
+MDFI_BASE=${MDFI_BASE:-}
 REFS=${REFS:-../shared/refs/cfg}
 MODELS=${MODELS:-../shared/models}
 mkdir -p "$WORK"
@@ -60,8 +67,30 @@ print(sys.argv[2], "%.2f" % (float(sys.argv[4]) - float(sys.argv[3])), "%.2f" % 
 PY
 }
 
-printf '| network | today (issue) | default heap (MB) | default time (s) | smallest budget (MB) | heap there (MB) | reported / predicted (MB) | tracked peak of the layers (MB) | time ratio | target (MB) | met | identical | budget within %s (MB) | heap there (MB) | time ratio | identical |\n' "allowance"
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+# The network's median time in ms over RUNS runs (`mdfi bench`, after one warm-up).
+bench_ms() {  # binary, then mdfi bench arguments
+  local bin=$1
+  shift
+  "$bin" bench -j "$THREADS" --warmup 1 -r "$RUNS" "$@" 2>&1 | grep -o 'network alone: median [0-9.]* ms' | grep -o '[0-9.]*' | head -1
+}
+# Default and budget times of one binary, interleaved twice (the lower median of each kept):
+# "default_ms budget_ms".
+pair_ms() {  # binary, budget bytes, then mdfi bench arguments
+  local bin=$1 budget=$2
+  shift 2
+  local d1 b1 d2 b2
+  d1=$(bench_ms "$bin" "$@"); b1=$(bench_ms "$bin" "$@" --max-mem "${budget}B")
+  d2=$(bench_ms "$bin" "$@"); b2=$(bench_ms "$bin" "$@" --max-mem "${budget}B")
+  python3 -c "print(min($d1, $d2), min($b1, $b2))"
+}
+smallest_of() {  # binary, then --cfg/--net arguments
+  local bin=$1
+  shift
+  "$bin" plan -j "$THREADS" "$@" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9 || true
+}
+
+printf '| network | today (issue) | default heap (MB) | default ms | smallest budget (MB) | heap there (MB) | reported / predicted (MB) | tracked peak of the layers (MB) | ms there | time ratio | target (MB) | met | identical | base: smallest (MB) / ratio | budget within %s (MB) | heap there (MB) | time ratio | identical |\n' "allowance"
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for row in "${TABLE[@]}"; do
   IFS='|' read -r name model cmd target allow today <<<"$row"
   if [ ${#WANT[@]} -gt 0 ] && [[ ! " ${WANT[*]} " =~ " $name " ]]; then continue; fi
@@ -69,13 +98,23 @@ for row in "${TABLE[@]}"; do
   weights="$WORK/$name.weights"
   [ -f "$weights" ] || "$MDFI" -q gen-weights "${margs[@]:0:2}" -o "$weights"  # --cfg/--net only
   base=("$cmd" -j "$THREADS" "${margs[@]}" -w "$weights" "$IMAGE")
-  read -r d_heap d_time _ _ _ <<<"$(measure "$name.default" "${base[@]}")"
-  smallest=$("$MDFI" plan -j "$THREADS" "${margs[@]:0:2}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9 || true)
+  read -r d_heap _ _ _ _ <<<"$(measure "$name.default" "${base[@]}")"
+  smallest=$(smallest_of "$MDFI" "${margs[@]:0:2}")
   if [ -z "$smallest" ]; then
-    printf '| %s | %s | %s | %s | (planner gave no figure) |||||||||||\n' "$name" "$today" "$d_heap" "$d_time"
+    printf '| %s | %s | %s | (planner gave no figure) |||||||||||||||\n' "$name" "$today" "$d_heap"
     continue
   fi
-  read -r s_heap s_time s_rep s_pred s_net <<<"$(measure "$name.smallest" "${base[@]}" --max-mem "${smallest}B")"
+  read -r s_heap _ s_rep s_pred s_net <<<"$(measure "$name.smallest" "${base[@]}" --max-mem "${smallest}B")"
+  timed=("${margs[@]:0:2}" -w "$weights" "$IMAGE")  # the network and its weights: bench needs no names
+  read -r d_ms s_ms <<<"$(pair_ms "$MDFI" "$smallest" "${timed[@]}")"
+  base_cell=-
+  if [ -n "$MDFI_BASE" ]; then
+    b_small=$(smallest_of "$MDFI_BASE" "${margs[@]:0:2}")
+    if [ -n "$b_small" ]; then
+      read -r bd_ms bs_ms <<<"$(pair_ms "$MDFI_BASE" "$b_small" "${timed[@]}")"
+      base_cell=$(python3 -c "print('%.2f / %.2fx' % ($b_small / 1e6, $bs_ms / $bd_ms))")
+    fi
+  fi
   same() {  # identical results, or why not: post-processing's limits follow the smaller arena
     if cmp -s "$WORK/$name.default.out" "$WORK/$name.$1.out"; then echo yes
     else python3 - "$WORK/$name.default.out" "$WORK/$name.$1.out" <<'PY'
@@ -107,17 +146,21 @@ PY
     mid=$(((lo + hi) / 2))
     if awk -v r="$(ratio_at "$mid")" -v a="$allow" 'BEGIN {exit !(r != "" && r <= a)}'; then hi=$mid; else lo=$mid; fi
   done
-  read -r a_heap a_time _ _ _ <<<"$(measure "$name.allowed" "${base[@]}" --max-mem "${hi}B")"
+  read -r a_heap _ _ _ _ <<<"$(measure "$name.allowed" "${base[@]}" --max-mem "${hi}B")"
   a_same=$(same allowed)
-  met=$(python3 -c "print('yes' if $s_heap <= $target and $s_time <= $allow * $d_time else ('heap' if $s_heap <= $target else 'NO'))")
-  printf '| %s | %s | %s | %s | %.2f | %s | %s / %s | %s | %.2fx | %s | %s | %s | %.2f | %s | %.2fx | %s |\n' "$name" "$today" "$d_heap" \
-    "$d_time" "$(python3 -c "print($smallest/1e6)")" "$s_heap" "$s_rep" "$s_pred" "$s_net" "$(python3 -c "print($s_time/$d_time)")" \
-    "$target" "$met" "$s_same" "$(python3 -c "print($hi/1e6)")" "$a_heap" "$(python3 -c "print($a_time/$d_time)")" "$a_same"
+  read -r _ a_ms <<<"$(pair_ms "$MDFI" "$hi" "${timed[@]}")"
+  met=$(python3 -c "print('yes' if $s_heap <= $target and $s_ms <= $allow * $d_ms else ('heap' if $s_heap <= $target else 'NO'))")
+  printf '| %s | %s | %s | %s | %.2f | %s | %s / %s | %s | %s | %.2fx | %s | %s | %s | %s | %.2f | %s | %.2fx | %s |\n' "$name" "$today" \
+    "$d_heap" "$d_ms" "$(python3 -c "print($smallest/1e6)")" "$s_heap" "$s_rep" "$s_pred" "$s_net" "$s_ms" \
+    "$(python3 -c "print($s_ms/$d_ms)")" "$target" "$met" "$s_same" "$base_cell" "$(python3 -c "print($hi/1e6)")" "$a_heap" \
+    "$(python3 -c "print($a_ms/$d_ms)")" "$a_same"
 done
 echo "met: 'yes' = heap within the target and time within the allowance at the smallest budget; 'heap' = heap only."
 echo "The budget covers preprocessing, the network and post-processing, whose limits follow the schedule's arena."
 echo "identical: 'capped' = the results are the default run's most confident ones, in order: generated weights give"
 echo "more results than post-processing's limits allow in the smaller arena (the network's outputs are identical: tests)."
-echo "time ratio: wall time of the whole process (planning and writing the results included): a capped run writes"
-echo "fewer results than the default, so for detectors it understates the network's slowdown ('mdfi bench --max-mem')."
+echo "ms: the network alone ('mdfi bench', median of $RUNS runs after a warm-up, default and budget runs interleaved twice,"
+echo "the lower median kept); time ratio = ms at that budget / default ms. base: MDFI_BASE's smallest budget and its ratio."
+echo "identical 'NO' with Winograd on: a schedule runs its banded and GEMM-blocked layers by GEMM where the default runs"
+echo "Winograd (the parity tests compare each layer with the same per-layer algorithm, bit for bit)."
 echo "threads: $THREADS; image: $IMAGE; heap = heaptrack's peak of the whole process (decimal MB)."
