@@ -324,14 +324,17 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
           const float* src = irow + kx - p;
           if (s == 1)  // the common case, in a loop the compiler vectorises (same roundings)
             for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox];
+          else if (s == 2)  // a constant stride, which it vectorises too
+            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[2 * ox];
           else
             for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
         }
       }
       const float bv = bdata[c];
       for (int ox = 0; ox < ow; ++ox) orow[ox] += bv;
-      activate_array(orow, size_t(ow), l.activation);
     }
+    // The channel's rows of this step lie one after another in the window: one call for them.
+    activate_array(out.row(c, y0), size_t(y1 - y0) * ow, l.activation);
   }
   return Status::Ok();
 }
