@@ -32,9 +32,10 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       at += size_t(prog.window_rows[size_t(l)]) * s.c * s.w;
     }
   }
-  // A resident group prepares each layer's weights once, for all its steps.
-  std::vector<PreparedRows> prepared(static_cast<size_t>(g.resident ? count : 0));
-  for (int l = 0; l < count && g.resident; ++l) {
+  // The layers whose weights the group holds are prepared once, for all its steps.
+  std::vector<PreparedRows> prepared(static_cast<size_t>(count));
+  for (int l = 0; l < count; ++l) {
+    if (!g.holds(g.first + l)) continue;
     const Layer& layer = *net.layers[size_t(g.first + l)];
     LayerParams params(weights, layer, offsets[size_t(g.first + l)]);
     LayerIO io;
@@ -81,8 +82,9 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       step.out = w;
       step.y0 = st.from;
       step.y1 = st.to;
-      step.block = g.resident ? 0 : scheduled_block(&exec, st.layer);
-      step.prepared = g.resident ? &prepared[size_t(idx)] : nullptr;
+      const bool held = g.holds(st.layer);
+      step.block = held ? 0 : scheduled_block(&exec, st.layer);
+      step.prepared = held ? &prepared[size_t(idx)] : nullptr;
       MDFI_RETURN_IF_ERROR(layer.forward_rows(step));
     }
   return Status::Ok();

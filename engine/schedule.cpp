@@ -205,20 +205,17 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
                        BandProgram& p) {
   const int first = g.first, count = g.last - g.first + 1;
   for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
-  if (g.resident) {
-    // Every layer's whole weights for the group's time, and one step's workspace at a time.
-    size_t held = 0, ws = 0;
-    for (int l = 0; l < count; ++l) {
-      const SchedNode& node = nodes[size_t(first + l)];
-      if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
-      ws = std::max(ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
-    }
-    p.step_weight_bytes = held;
-    p.step_bytes = held + ws;
-    return;
+  // Held layers: their whole weights for the group's time, and a step's workspace at a time.
+  size_t held = 0, held_ws = 0;
+  for (int l = 0; l < count; ++l) {
+    const SchedNode& node = nodes[size_t(first + l)];
+    if (!g.holds(first + l)) continue;
+    if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
+    held_ws = std::max(held_ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
   }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
+    if (g.holds(first + l)) continue;
     if (node.band == SchedNode::Band::kDepthwise && node.plan.weight_bytes > p.step_bytes) {
       p.step_bytes = p.step_weight_bytes = node.plan.weight_bytes;  // its whole weights, no workspace
       continue;
@@ -233,6 +230,12 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
       p.step_weight_bytes = w;
     }
   }
+  if (held_ws > p.step_bytes) {  // a held layer's step (its workspace alone) needs the most
+    p.step_bytes = held_ws;
+    p.step_weight_bytes = 0;
+  }
+  p.step_bytes += held;
+  p.step_weight_bytes += held;
 }
 
 Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
@@ -313,7 +316,7 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   std::vector<bool> resident(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
     const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
-    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.resident;
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.holds(l);
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
@@ -406,7 +409,7 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
     const size_t step = prog.step_bytes > over ? prog.step_bytes - over : 0;
     for (int l = g.first; l <= g.last; ++l) {
       const SchedNode& n = nodes[size_t(l)];
-      if (n.band != SchedNode::Band::kConv || !n.block_units) continue;
+      if (n.band != SchedNode::Band::kConv || !n.block_units || g.holds(l)) continue;
       // Blocks in a band are paid for in every band (the band's im2col packed again per block):
       // weights small beside the windows are never split (kSmallWeights).
       if (n.plan.weight_bytes * kSmallWeights <= prog.window_bytes) continue;
@@ -446,7 +449,7 @@ std::vector<BandGroup> groups_up_to(const std::vector<SchedNode>& nodes, int end
       ++a;
       continue;
     }
-    gs.push_back({a, best, 0});
+    gs.push_back({a, best, 0, false, {}});
     a = best + 1;
   }
   return gs;
@@ -571,9 +574,30 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       t.groups[gi].resident = true;
       for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
       Plan tp = plan_schedule(input_bytes, nodes, t);
-      if (!fits(tp)) continue;
-      s = std::move(t);
-      choice.plan = std::move(tp);
+      if (fits(tp)) {
+        s = std::move(t);
+        choice.plan = std::move(tp);
+        continue;
+      }
+      // Else the most of its layers, smallest weights first (each saves its reads in every band,
+      // and the small ones the most per byte: a step's fixed costs), that still fit.
+      std::vector<int> order;
+      for (int l = s.groups[gi].first; l <= s.groups[gi].last; ++l) {
+        const SchedNode& n = nodes[size_t(l)];
+        if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) order.push_back(l);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return nodes[size_t(a)].plan.weight_bytes < nodes[size_t(b)].plan.weight_bytes;
+      });
+      for (int l : order) {
+        Schedule h = s;
+        h.groups[gi].held.push_back(l);
+        h.block[size_t(l)] = 0;
+        Plan hp = plan_schedule(input_bytes, nodes, h);
+        if (!fits(hp)) break;
+        s = std::move(h);
+        choice.plan = std::move(hp);
+      }
     }
     for (size_t gi = 0; gi < s.groups.size(); ++gi) {
       const int h = nodes[size_t(s.groups[gi].last)].out_h;
@@ -588,7 +612,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     }
     for (size_t i = 0; i < s.block.size(); ++i) {
       const BandGroup* g = s.group_of(int(i));
-      if (g && g->resident) s.block[i] = 0;
+      if (g && g->holds(int(i))) s.block[i] = 0;
       while (s.block[i]) {
         Schedule t = s;
         t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
@@ -622,7 +646,8 @@ std::string describe_schedule(const Schedule& s) {
   for (const BandGroup& g : s.groups) {
     if (!out.empty()) out += "; ";
     out += "layers " + std::to_string(g.first) + "-" + std::to_string(g.last) + " in bands of " +
-           std::to_string(g.band_rows) + " rows" + (g.resident ? " (weights held)" : "");
+           std::to_string(g.band_rows) + " rows" + (g.resident ? " (weights held)" : "") +
+           (!g.resident && !g.held.empty() ? " (" + std::to_string(g.held.size()) + " layers' weights held)" : "");
   }
   return out.empty() ? "default (layer at a time, whole weights)" : out;
 }

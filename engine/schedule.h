@@ -14,6 +14,7 @@
 // or refuses with the smallest budget any schedule it knows would fit.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct BandGroup {
   // The group's weights read and packed once and held for all its bands (whole layers, no
   // blocks), instead of read again for every step.
   bool resident = false;
+  // Without `resident`: these layers' weights alone are held so (the others are read per step).
+  std::vector<int> held;
+  bool holds(int layer) const {
+    return resident || std::find(held.begin(), held.end(), layer) != held.end();
+  }
 };
 
 // How a layer outside band groups runs its convolution under a schedule: the GEMM path (whole

@@ -236,13 +236,15 @@ activation=linear
     const Plan base_plan = make_plan(*net);
     const RunResult base = run_with(*net, base_plan, wpath, nullptr, 4);
     for (int rows : {1, 2, 3, 5, 8})
-      for (bool resident : {false, true}) {
+      for (int resident : {0, 1, 2}) {  // weights read per step, all held, layers 0 and 3 held
         Schedule s;
         s.block.assign(nodes.size(), 0);
-        s.groups.push_back({0, 9, rows, resident});
+        s.groups.push_back({0, 9, rows, resident == 1, {}});
+        if (resident == 2) s.groups[0].held = {0, 3};
+        s.block[7] = 4;  // a layer read per step, in blocks
         const Plan plan = plan_schedule(net->input_shape().bytes(), nodes, s);
         const RunResult r = run_with(*net, plan, wpath, &s, 4);
-        INFO("bands of " << rows << " rows" << (resident ? ", weights held" : ""));
+        INFO("bands of " << rows << " rows" << (resident == 1 ? ", weights held" : resident ? ", two layers' weights held" : ""));
         CHECK(same_bits(r.outputs[9], base.outputs[9]));
         CHECK(r.peak <= plan.peak_bytes);
         if (rows <= 2) CHECK(plan.peak_bytes < base_plan.peak_bytes);
