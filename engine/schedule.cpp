@@ -56,7 +56,11 @@ int gemm_chunk_columns(int K, int N, int threads) {
   const int nr = kernels::active_kernel().nr;
   const int per_col = std::max(1, std::min(K, kernels::kKC)) * int(sizeof(float));
   const int per_thread = std::max(nr, int(kChunkBytes) / per_col / nr * nr);
-  return std::max(1, std::min(N, std::max(4 * nr, per_thread * std::max(1, threads))));
+  const int most = std::max(4 * nr, per_thread * std::max(1, threads));
+  if (N <= most) return std::max(1, N);
+  // Chunks of equal whole panels (169 columns: 96 + 73, not 128 + 41).
+  const int chunks = (N + most - 1) / most, even = (N + chunks - 1) / chunks;
+  return std::min(most, (even + nr - 1) / nr * nr);
 }
 
 size_t conv_workspace_bytes(const SchedNode& node, int columns) {
