@@ -414,6 +414,9 @@ void print_mem_report(std::FILE* out, const PreparedModel& pm, const ImageRun& r
                                         std::to_string(g->band_rows) + " rows)";
       if (size_t(s.index) < pm.schedule->block.size() && pm.schedule->block[size_t(s.index)])
         sched += "  (weights in blocks of " + std::to_string(pm.schedule->block[size_t(s.index)]) + ")";
+      if (pm.schedule->algo_of(s.index) != SchedAlgo::kGemm)
+        sched += "  (Winograd F(" + std::to_string(pm.net.layers[size_t(s.index)]->winograd_tile()) + "x" +
+                 std::to_string(pm.net.layers[size_t(s.index)]->winograd_tile()) + ",3x3))";
     }
     std::fprintf(out, "%5d %8s %11s %11s %12s %10s %11s  %s%s\n", s.index, pm.net.layers[size_t(s.index)]->kind(),
                  format_bytes(s.weight_bytes).c_str(), format_bytes(s.workspace_bytes).c_str(),
