@@ -418,7 +418,10 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
       // weights small beside the windows are never split (kSmallWeights).
       if (n.plan.weight_bytes * kSmallWeights <= prog.window_bytes) continue;
       const size_t ws = conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)] * n.out_w);
-      const int u = block_within(n, step > ws ? step - ws : 0);
+      // At least two panels: every block packs the band's input again in every band, and blocks
+      // of one panel measured twice the time of two for the last panel's bytes (AlexNet's layer
+      // 2 in one-row bands: 32 blocks in each of 13 bands).
+      const int u = std::min(n.block_units, std::max(2 * n.block_multiple, block_within(n, step > ws ? step - ws : 0)));
       if (u < n.default_block) s.block[size_t(l)] = u;
     }
   }
