@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -273,8 +274,13 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   // single image has its network outputs planned at the arena's low end and frees the rest as
   // soon as the network has run, so its heap stays at the plan's peak while thousands of boxes
   // are collected.
-  const bool single = !lazy && feed.total() == 1;
-  Arena arena(plan_arena(pm->plan, single));
+  // Under --max-mem every image runs as a single one, in an arena of its own: the budget was
+  // fitted to that layout (choose_schedule), and the batch's shared arena, kept through
+  // post-processing, can need more (yolov3-tiny -j 2 at its smallest budget refused every image
+  // of a two-image batch that it ran alone). Re-mapping the arena per image is the price.
+  const bool per_image = pm->budget != 0;
+  const bool single = per_image || (!lazy && feed.total() == 1);
+  std::unique_ptr<Arena> arena;
   size_t done = 0;
   FeedItem item;
   for (size_t i = 0; !interrupt_signal() && feed.next(item); ++i) {
@@ -291,13 +297,17 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.skipped = item.skipped;
     if (item.skipped && verbose) std::fprintf(stderr, "mdfi: --latest: skipped %zu frames\n", item.skipped);
     stats.skipped += item.skipped;
+    if (!arena || per_image) {
+      arena.reset();  // the image before's (shrunk) arena goes before the next is mapped
+      arena = std::make_unique<Arena>(plan_arena(pm->plan, single));
+    }
     MemoryTracker mem;
-    mem.use_arena(&arena);
+    mem.use_arena(arena.get());
     auto run = item.error.ok() ? run_image(*pm, args, ImageSource{path, item.bytes.get()}, mem, i)
                                : Result<ImageRun>(item.error);
-    if (single && run.ok()) run->out.relocate(arena.shrink_to_split());
+    if (single && run.ok()) run->out.relocate(arena->shrink_to_split());
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());
-    stats.held_peak = arena.held_peak();
+    stats.held_peak = std::max(stats.held_peak, arena->held_peak());
     stats.kept_weights = pm->resident ? pm->resident->tracker().peak() : 0;
     if (!run.ok()) {
       const bool image_fault = run.status().kind() == ErrorKind::kImage || run.status().kind() == ErrorKind::kBudget;

@@ -71,7 +71,9 @@ Action add_bench_command(CLI::App& app) {
     std::vector<double> device_totals;
     const bool device = pm->device != nullptr;
     size_t peak = 0;
-    Arena arena(plan_arena(pm->plan));  // as in batch runs: repeats reuse the memory of the run before
+    // As in batch runs: repeats reuse the memory of the run before. Under --max-mem, the layout
+    // the budget was fitted to (a single image's; bench has no post-processing to shrink for).
+    Arena arena(plan_arena(pm->plan, pm->budget != 0));
     for (int i = 0; i < a->warmup + a->repeat; ++i) {
       MemoryTracker mem;
       mem.use_arena(&arena);

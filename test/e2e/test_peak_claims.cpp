@@ -113,4 +113,13 @@ TEST_CASE("`mdfi plan -j N` plans what `detect -j N` runs: the smallest budget i
   auto two_threads = run_command(mdfi_binary() + " detect -q -j 2 --max-mem " + std::to_string(one) + "B --cfg '" +
                                  cfg + "' -w '" + weights + "'" + image);
   CHECK(two_threads.exit_code == 4);
+  // The smallest budget holds for a batch and for bench too, not only for one image: they used
+  // a shared arena laid out for many images, larger than the one the budget was fitted to.
+  const std::string at_two = " -j 2 --max-mem " + std::to_string(two) + "B --cfg '" + cfg + "' -w '" + weights + "'";
+  auto batch = run_command(mdfi_binary() + " detect -q" + at_two + image + image);
+  INFO(batch.err);
+  CHECK(batch.exit_code == 0);
+  auto bench = run_command(mdfi_binary() + " bench -q --warmup 0 -r 2" + at_two + image);
+  INFO(bench.err);
+  CHECK(bench.exit_code == 0);
 }
