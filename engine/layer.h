@@ -125,6 +125,8 @@ class Layer {
   // input is transformed with the weights streamed; every other layer keeps the defaults.
   virtual bool winograd_candidate() const { return false; }
   virtual void set_winograd(int tile, bool whole_input) { (void)tile, (void)whole_input; }
+  // Filter panels per pass of the whole-input way (kernels::WinogradGeo::group): speed only, same bits.
+  virtual void set_winograd_group(int panels) { (void)panels; }
   virtual int winograd_tile() const { return 0; }
   virtual bool winograd_streams_weights() const { return false; }
   // Under a --max-mem schedule (schedule.h): what this layer can take (weight blocks, bands),

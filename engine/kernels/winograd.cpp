@@ -42,9 +42,21 @@ void panel_product(const WinogradGeo& geo, const WinogradOps& ops, const KernelI
 }  // namespace
 
 
-// The widest kernel even for few tiles: on AVX-512 the 8-wide AVX2 kernel runs at half the rate,
-// which costs more than the padding tiles of a 32-wide panel (a 13x13 map: 49 tiles in 64).
-const KernelInfo& winograd_kernel(const WinogradGeo&) { return active_kernel(); }
+// The widest kernel even for few tiles on AVX-512: there the 8-wide AVX2 kernel runs at half the
+// rate, which costs more than the padding tiles of a 32-wide panel (a 13x13 map: 49 tiles in 64).
+// On AVX2 the 24-wide tile, except where its panels would hold 20% more padding tiles than 8-wide
+// ones (49 tiles of a 13x13 F(2x2) or 26x26 F(4x4) map: 72 against 56): there the 8-wide kernel
+// was the faster (yolov3-tiny's 26x26 and 13x13 layers, 1 thread: 27.8 against 30.1 ms CPU time),
+// on larger maps the 24-wide one (its 208x208 layer: 2.0 against 2.7 ms).
+const KernelInfo& winograd_kernel(const WinogradGeo& geo) {
+  const KernelInfo& active = active_kernel();
+  if (std::strcmp(active.name, "avx2") == 0) {
+    static const KernelInfo* narrow = find_kernel("avx2-8");
+    const int t = geo.tiles(), wide = (t + active.nr - 1) / active.nr * active.nr;
+    if (narrow && wide * 5 > (t + narrow->nr - 1) / narrow->nr * narrow->nr * 6) return *narrow;
+  }
+  return active;
+}
 
 size_t winograd_u_floats(const WinogradGeo& geo, int filters) {
   return size_t(geo.n2()) * packed_a_floats(filters, geo.channels);
@@ -55,9 +67,15 @@ size_t winograd_panel_workspace_floats(const WinogradGeo& geo, int threads) {
   return size_t(used_threads(threads)) * (v_panel_floats(geo, nr) + m_floats(geo, nr));
 }
 
+// Product tiles one thread of the whole-input way holds: group x tile panels of a pass.
+static size_t pass_products(const WinogradGeo& geo, int nr) {
+  const int group = std::max(1, geo.group), tile_panels = geo.group > 1 ? std::min(kWinogradTilePanels, panel_count(geo, nr)) : 1;
+  return size_t(group) * size_t(tile_panels) * m_floats(geo, nr);
+}
+
 size_t winograd_input_workspace_floats(const WinogradGeo& geo, int threads) {
   const int nr = winograd_kernel(geo).nr;
-  return size_t(panel_count(geo, nr)) * v_panel_floats(geo, nr) + size_t(used_threads(threads)) * m_floats(geo, nr);
+  return size_t(panel_count(geo, nr)) * v_panel_floats(geo, nr) + size_t(used_threads(threads)) * pass_products(geo, nr);
 }
 
 size_t winograd_stream_weight_floats(const WinogradGeo& geo, int threads) {
@@ -96,25 +114,60 @@ void winograd_transform_input(const WinogradGeo& geo, const float* in, float* wo
     ops.input(geo, in, panel, nr, workspace + size_t(panel) * v_panel_floats(geo, nr));
 }
 
+namespace {
+
+// One pass of the whole-input way: filter panels [q0, q0 + qn), whose U panels are `u_at(qi)` with
+// planes `plane_stride` apart, times every tile panel of V, kWinogradTilePanels tile panels at a
+// time (group 1: one). Plane by plane, each V panel plane is multiplied by all the pass's filter
+// panels while it is in cache: V (megabytes at 26x26 and 13x13 maps) is read once per pass
+// instead of once per filter panel. Each product tile is the same kernel call over all C as one
+// filter panel at a time would make, and goes through the same output pass: the same bits.
+template <typename UAt>
+void multiply_pass(const WinogradGeo& geo, const WinogradOps& ops, const KernelInfo& kern, const float* v, UAt u_at,
+                   size_t plane_stride, int q0, int qn, const float* bias, Activation act, float* out, float* mbuf) {
+  const int nr = kern.nr, C = geo.channels, n2 = geo.n2(), panels = panel_count(geo, nr);
+  const int chunk = geo.group > 1 ? kWinogradTilePanels : 1;
+  const size_t mf = m_floats(geo, nr), vf = v_panel_floats(geo, nr);
+  for (int t0 = 0; t0 < panels; t0 += chunk) {
+    const int tn = std::min(chunk, panels - t0);
+    for (int p = 0; p < n2; ++p)
+      for (int ti = 0; ti < tn; ++ti) {
+        const float* vp = v + size_t(t0 + ti) * vf + size_t(p) * C * nr;
+        for (int qi = 0; qi < qn; ++qi)
+          kern.fn(C, u_at(qi) + p * plane_stride, vp, mbuf + size_t(qi * tn + ti) * mf + size_t(p) * kMR * nr, nr, 1);
+      }
+    for (int qi = 0; qi < qn; ++qi)
+      for (int ti = 0; ti < tn; ++ti)
+        ops.output(geo, mbuf + size_t(qi * tn + ti) * mf, nr, (q0 + qi) * kMR, (t0 + ti) * nr, bias, act, out);
+  }
+}
+
+}  // namespace
+
 void winograd_multiply_all(const WinogradGeo& geo, const float* u, const float* bias, Activation act, float* out,
                            int threads, float* workspace, const WinogradOps* o) {
   const WinogradOps& ops = o ? *o : winograd_ops();
   const KernelInfo& kern = winograd_kernel(geo);
   const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
+  const int group = std::max(1, geo.group), passes = (f_panels + group - 1) / group;
   const size_t plane_stride = size_t(f_panels) * kMR * geo.channels;
   float* scratch = workspace + size_t(panels) * v_panel_floats(geo, nr);
 #pragma omp parallel for num_threads(used_threads(threads)) schedule(dynamic)
-  for (int q = 0; q < f_panels; ++q) {
-    float* mbuf = scratch + m_floats(geo, nr) * size_t(thread_id());
-    for (int panel = 0; panel < panels; ++panel)
-      panel_product(geo, ops, kern, workspace + size_t(panel) * v_panel_floats(geo, nr),
-                    u + size_t(q) * kMR * geo.channels, plane_stride, q * kMR, panel * nr, bias, act, out, mbuf);
+  for (int pass = 0; pass < passes; ++pass) {
+    float* mbuf = scratch + pass_products(geo, nr) * size_t(thread_id());
+    const int q0 = pass * group, qn = std::min(group, f_panels - q0);
+    multiply_pass(geo, ops, kern, workspace, [&](int qi) { return u + size_t(q0 + qi) * kMR * geo.channels; },
+                  plane_stride, q0, qn, bias, act, out, mbuf);
   }
 }
 
-void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& source, const float* bias, Activation act,
+void winograd_multiply_streamed(const WinogradGeo& geo_in, WinogradPanelSource& source, const float* bias, Activation act,
                                 float* out, int threads, float* workspace, float* weight_scratch,
                                 const WinogradOps* o) {
+  // One filter panel per pass: G panels of U per thread did not pay here (made per image, they
+  // no longer fit the cache they are used from; yolov4-tiny measured the same for 1 to 8).
+  WinogradGeo geo = geo_in;
+  geo.group = 1;
   const WinogradOps& ops = o ? *o : winograd_ops();
   const KernelInfo& kern = winograd_kernel(geo);
   const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
@@ -126,10 +179,8 @@ void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& sou
     const size_t tid = size_t(thread_id());
     float* u = weight_scratch + per_thread * tid;
     if (!source.panel(q, u, u + u_floats)) continue;
-    float* mbuf = scratch + m_floats(geo, nr) * tid;
-    for (int panel = 0; panel < panels; ++panel)
-      panel_product(geo, ops, kern, workspace + size_t(panel) * v_panel_floats(geo, nr), u,
-                    size_t(kMR) * geo.channels, q * kMR, panel * nr, bias, act, out, mbuf);
+    multiply_pass(geo, ops, kern, workspace, [&](int) { return u; }, size_t(kMR) * geo.channels, q, 1, bias, act, out,
+                  scratch + m_floats(geo, nr) * tid);
   }
 }
 

@@ -30,6 +30,10 @@ struct WinogradGeo {
   int m = 2;                  // output tile: 2 or 4
   int channels = 0, height = 0, width = 0, pad = 0;
   int filters = 0, out_h = 0, out_w = 0;
+  // Whole-input way: filter panels multiplied per pass over V (kWinogradTilePanels tile panels at
+  // a time). 1 reads all of V once per filter panel; G reads it once per G panels, for G times
+  // the product tiles (and, streamed, G panels of U) per thread. Same products, same bits.
+  int group = 1;
   int tiles_x() const { return (out_w + m - 1) / m; }
   int tiles_y() const { return (out_h + m - 1) / m; }
   int tiles() const { return tiles_x() * tiles_y(); }
@@ -55,6 +59,9 @@ WinogradOps winograd_ops_avx512();
 #endif
 const WinogradOps& winograd_ops();                        // the best this CPU runs
 const WinogradOps* find_winograd_ops(const char* name);  // nullptr when not built or not supported
+
+// Tile panels whose products a pass of the whole-input way holds at once (with geo.group).
+constexpr int kWinogradTilePanels = 2;
 
 // The micro-kernel the tile loops use for `geo`. The planner and the run ask the same question.
 const KernelInfo& winograd_kernel(const WinogradGeo& geo);

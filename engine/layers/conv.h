@@ -42,7 +42,9 @@ class ConvLayer : public Layer {
   int winograd = 0;
   bool winograd_whole_input = false;  // transform the whole input, stream the weights in blocks
   bool winograd_candidate() const override;  // 3x3, stride 1, ungrouped, more than 8 channels and filters
-  void set_winograd(int tile, bool whole_input) override { winograd = tile, winograd_whole_input = whole_input; }
+  int winograd_group = 1;  // filter panels per pass of the whole-input way (WinogradGeo::group)
+  void set_winograd(int tile, bool whole_input) override { winograd = tile, winograd_whole_input = whole_input, winograd_group = 1; }
+  void set_winograd_group(int panels) override { winograd_group = panels; }
   int winograd_tile() const override { return winograd; }
   bool winograd_streams_weights() const override { return winograd_whole_input; }
   kernels::WinogradGeo winograd_geo() const;

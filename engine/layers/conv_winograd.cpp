@@ -34,6 +34,7 @@ kernels::WinogradGeo ConvLayer::winograd_geo() const {
   g.filters = filters;
   g.out_h = out.h;
   g.out_w = out.w;
+  g.group = winograd_whole_input ? winograd_group : 1;
   return g;
 }
 

@@ -102,6 +102,16 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
       kernels::winograd_transform_input(g, in.data(), ws2.data(), 2);
       kernels::winograd_multiply_all(g, u.data(), bias.data(), Activation::kLeaky, out2.data(), 2, ws2.data());
       CHECK(relative_error(out2, want) < tol);
+      // Several filter panels per pass over V (kept weights): the same products, the same bits.
+      for (int group : {2, 3, 8}) {
+        kernels::WinogradGeo gg = g;
+        gg.group = group;
+        std::vector<float> wsg(kernels::winograd_input_workspace_floats(gg, 2)), outg(want.size(), 77.f);
+        kernels::winograd_transform_input(gg, in.data(), wsg.data(), 2);
+        kernels::winograd_multiply_all(gg, u.data(), bias.data(), Activation::kLeaky, outg.data(), 2, wsg.data());
+        INFO("group " << group);
+        CHECK(std::memcmp(outg.data(), out2.data(), out2.size() * sizeof(float)) == 0);
+      }
       struct Source : kernels::WinogradPanelSource {
         const kernels::WinogradGeo* g;
         const std::vector<float>*w, *scale;
