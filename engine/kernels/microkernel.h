@@ -34,6 +34,7 @@ struct KernelInfo {
 KernelInfo micro_generic();
 #if defined(__x86_64__) || defined(__i386__)
 KernelInfo micro_avx2();
+KernelInfo micro_avx2_narrow();
 KernelInfo micro_avx512();
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)

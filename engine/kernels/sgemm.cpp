@@ -25,6 +25,7 @@ static std::vector<KernelInfo> available_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
   if (cpu_has_avx512f()) v.push_back(micro_avx512());
   if (cpu_has_avx2_fma()) v.push_back(micro_avx2());
+  if (cpu_has_avx2_fma()) v.push_back(micro_avx2_narrow());  // Winograd's few-tile layers (winograd.cpp)
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
   v.push_back(micro_neon());

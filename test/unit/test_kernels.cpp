@@ -19,7 +19,7 @@ using namespace mdfi;
 using namespace mdfi::test;
 
 TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[layers]") {
-  const char* names[] = {"generic", "avx2", "avx512", "neon"};
+  const char* names[] = {"generic", "avx2", "avx2-8", "avx512", "neon"};
   struct Size {
     int M, N, K;
   };
@@ -54,6 +54,36 @@ TEST_CASE("every micro-kernel matches a double-precision GEMM on odd sizes", "[l
     }
   }
   CHECK(tested >= 1);
+}
+
+TEST_CASE("the x86 micro-kernels give the same bits whatever their tile width", "[layers]") {
+  // AVX2 8x24, AVX2 8x8 and AVX-512 8x32 all sum each element's products in k order by FMA, so
+  // the kernel a CPU picks (and Winograd's narrow one on few tiles) never changes a result.
+  const kernels::KernelInfo* base = kernels::find_kernel("avx2");
+  if (!base) {
+    WARN("no AVX2/FMA on this CPU: nothing to compare");
+    return;
+  }
+  const int M = 21, N = 103, K = 300;  // partial row and column panels, two K blocks
+  auto A = random_floats(size_t(M) * K, 7), B = random_floats(size_t(K) * N, 8), bias = random_floats(size_t(M), 9);
+  std::vector<float> packed(kernels::packed_a_floats(M, K));
+  for (int m = 0; m < M; m += kernels::kMR)
+    kernels::pack_a_panel(std::min(kernels::kMR, M - m), K, A.data() + size_t(m) * K, K, packed.data() + size_t(m) * K);
+  std::vector<float> ws(size_t(kernels::kKC) * (kernels::kNC + 64) * 2);
+  auto run = [&](const kernels::KernelInfo* k) {
+    std::vector<float> C(size_t(M) * N, 5.f);
+    kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), C.data(), N, bias.data(),
+                          Activation::kLeaky, 2, ws.data(), k);
+    return C;
+  };
+  const std::vector<float> want = run(base);
+  for (const char* name : {"avx2-8", "avx512"}) {
+    const kernels::KernelInfo* k = kernels::find_kernel(name);
+    if (!k) continue;
+    INFO(name);
+    const std::vector<float> got = run(k);
+    CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+  }
 }
 
 TEST_CASE("weight panels pack exactly, with and without the batch-norm scale", "[layers]") {
