@@ -1,6 +1,8 @@
 // Winograd's per-tile work compiled for AVX2 and for AVX-512 (the binary's baseline is plain
 // x86-64): the same source, winograd_tiles.inc, under each target, chosen at run time.
 #if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -34,11 +36,125 @@ namespace wino_avx512 {
 #pragma GCC pop_options
 #endif
 
+// The weight transform over whole filter panels: one panel's kMR = 8 filters are the 8 lanes of a
+// ymm vector, so per channel eight row loads and an 8x8 transpose give taps 0-7 of all eight
+// filters (tap 8 is gathered), and the transform runs on vectors. The scalar gather of
+// winograd_tiles.inc costs about a nanosecond per weight, paid for every weight of every image
+// when weights stream. The expressions are Tf<M>::weight's, operation for operation, in GCC
+// vector arithmetic (no contraction: -ffp-contract=off), so U holds the same bits; the AVX-512
+// ops use it too (8 lanes are a ymm).
+namespace wino_weights {
+
+typedef float V8 __attribute__((vector_size(32)));
+
+template <int M>
+struct VTf;
+template <>
+struct VTf<2> {
+  static constexpr int n = 4;
+  __attribute__((target("avx2,fma"))) static void weight(V8 g0, V8 g1, V8 g2, V8* r) {
+    r[0] = g0;
+    r[1] = (g0 + g1 + g2) * .5f;
+    r[2] = (g0 - g1 + g2) * .5f;
+    r[3] = g2;
+  }
+};
+template <>
+struct VTf<4> {
+  static constexpr int n = 6;
+  __attribute__((target("avx2,fma"))) static void weight(V8 g0, V8 g1, V8 g2, V8* r) {
+    constexpr float k6 = 1.f / 6.f, k12 = 1.f / 12.f, k24 = 1.f / 24.f;
+    const V8 a = g0 * k24 + g2 * k6, b = g1 * k12;
+    r[0] = g0 * .25f;
+    r[1] = -(g0 + g1 + g2) * k6;
+    r[2] = -(g0 - g1 + g2) * k6;
+    r[3] = a + b;
+    r[4] = a - b;
+    r[5] = g2;
+  }
+};
+
+template <int M>
+__attribute__((target("avx2,fma"))) void transform(const WinogradGeo& geo, int rows, const float* raw,
+                                                   const float* scale, float* u_block, size_t plane_stride,
+                                                   int panel) {
+  static_assert(kMR == 8, "one filter per lane of a ymm vector");
+  constexpr int n = VTf<M>::n, kChunk = 16;  // channels per run of stores into each plane (see below)
+  const int C = geo.channels;
+  float* dst = u_block + size_t(panel) * kMR * C;
+  alignas(32) float t[n * n][kChunk * kMR];
+  const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  float sc[kMR];
+  for (int i = 0; i < kMR; ++i) sc[i] = i < rows && scale ? scale[i] : 1.f;
+  const __m256 fv = _mm256_loadu_ps(sc);
+  for (int c0 = 0; c0 < C; c0 += kChunk) {
+    const int cn = std::min(kChunk, C - c0);
+    for (int cc = 0; cc < cn; ++cc) {
+      const int c = c0 + cc;
+      __m256 r[kMR];
+      const float* w[kMR];
+      for (int i = 0; i < kMR; ++i) {
+        w[i] = raw + (size_t(std::min(i, rows - 1)) * C + c) * 9;  // missing filters: masked below
+        r[i] = _mm256_loadu_ps(w[i]);
+      }
+      const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+      const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+      const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+      const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+      const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+      const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+      const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+      const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+      __m256 g[9];
+      g[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+      g[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+      g[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+      g[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+      g[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+      g[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+      g[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+      g[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+      // Inserted, not stored and reloaded: a vector load of eight fresh scalar stores stalls.
+      g[8] = _mm256_setr_ps(w[0][8], w[1][8], w[2][8], w[3][8], w[4][8], w[5][8], w[6][8], w[7][8]);
+      V8 gv[9];
+      for (int k = 0; k < 9; ++k) {
+        // Filters past `rows` are zero (their loads repeated the last filter); the scale is a
+        // product only where winograd_tiles.inc makes one (with `scale`).
+        __m256 v = _mm256_and_ps(g[k], _mm256_castsi256_ps(live));
+        if (scale) v = _mm256_mul_ps(v, fv);
+        gv[k] = V8(v);
+      }
+      // Columns (x), then rows (y): col[y][x] = G applied to taps (0,x), (1,x), (2,x).
+      V8 col[n][3], row[n];
+      for (int x = 0; x < 3; ++x) {
+        VTf<M>::weight(gv[x], gv[3 + x], gv[6 + x], row);
+        for (int y = 0; y < n; ++y) col[y][x] = row[y];
+      }
+      for (int y = 0; y < n; ++y) {
+        VTf<M>::weight(col[y][0], col[y][1], col[y][2], row);
+        for (int x = 0; x < n; ++x) _mm256_store_ps(&t[y * n + x][cc * kMR], __m256(row[x]));
+      }
+    }
+    // Into U plane by plane, the chunk's channels in one run each: channel by channel, n^2
+    // stores to planes a power-of-two stride apart fall into one set of the L1 cache.
+    for (int k = 0; k < n * n; ++k)
+      std::memcpy(dst + size_t(k) * plane_stride + size_t(c0) * kMR, t[k], size_t(cn) * kMR * sizeof(float));
+  }
+}
+
+void weights_panel(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
+                   size_t plane_stride, int panel) {
+  if (geo.m == 4) transform<4>(geo, rows, raw, scale, u_block, plane_stride, panel);
+  else transform<2>(geo, rows, raw, scale, u_block, plane_stride, panel);
+}
+
+}  // namespace wino_weights
+
 WinogradOps winograd_ops_avx2() {
-  return {"avx2", &wino_avx2::input_panel, &wino_avx2::output_panel, &wino_avx2::weights_panel};
+  return {"avx2", &wino_avx2::input_panel, &wino_avx2::output_panel, &wino_weights::weights_panel};
 }
 WinogradOps winograd_ops_avx512() {
-  return {"avx512", &wino_avx512::input_panel, &wino_avx512::output_panel, &wino_avx512::weights_panel};
+  return {"avx512", &wino_avx512::input_panel, &wino_avx512::output_panel, &wino_weights::weights_panel};
 }
 
 }  // namespace mdfi::kernels
