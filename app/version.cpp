@@ -37,7 +37,7 @@ static std::string target_arch() {
 std::string kernel_text() {
   const char* name = kernels::active_kernel().name;
   const char* simd = std::strcmp(name, "avx512") == 0 ? "AVX-512"
-                     : std::strcmp(name, "avx2") == 0 ? "AVX2+FMA"
+                     : std::strncmp(name, "avx2", 4) == 0 ? "AVX2+FMA"  // avx2 or avx2-8
                      : std::strcmp(name, "neon") == 0 ? "NEON"
                                                       : "generic (portable C++)";
   std::string others;
