@@ -111,9 +111,7 @@ Status ShortcutLayer::forward_alexeyab(LayerIO& io) const {
   const size_t step = nweights ? outputs / layer_step : 1;
   if (!wts && n == 1 && source_shapes[1].count() >= outputs) {
     // The plain residual add of Yolo-Fastest and MobileNet: the same sums, in a loop that vectorises.
-    const float *a = io.inputs[0], *b = io.inputs[1];
-    for (size_t id = 0; id < outputs; ++id) io.output[id] = a[id] + b[id];
-    activate_array(io.output, outputs, activation);
+    add_planes(io, 1.f, 1.f, false);
     return Status::Ok();
   }
   for (size_t id = 0; id < outputs; ++id) {
@@ -145,10 +143,34 @@ Status ShortcutLayer::forward_alexeyab(LayerIO& io) const {
   return Status::Ok();
 }
 
+// out = alpha * prev + beta * from (scaled) or prev + from, then the activation, over equal
+// shapes in one pass, threads splitting the channels: the maps are megabytes (YOLOv3's first
+// residuals 11 MB each), so the add is bound by memory traffic, and Darknet's copy-then-add made
+// two passes over the output. Same expression per value as forward_rows: the same bits.
+void ShortcutLayer::add_planes(LayerIO& io, float a_scale, float b_scale, bool scaled) const {
+  const float *a = io.inputs[0], *b = io.inputs[1];
+  float* o = io.output;
+  const size_t plane = size_t(out.h) * size_t(out.w);
+  const int threads = io.fast() && out.count() >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int k = 0; k < out.c; ++k) {
+    const size_t at = size_t(k) * plane;
+    if (scaled)
+      for (size_t j = at; j < at + plane; ++j) o[j] = a_scale * a[j] + b_scale * b[j];
+    else
+      for (size_t j = at; j < at + plane; ++j) o[j] = a[j] + b[j];
+    activate_array(o + at, plane, activation);
+  }
+}
+
 Status ShortcutLayer::forward(LayerIO& io) const {
   if (alexeyab) return forward_alexeyab(io);
   const Shape& a = source_shapes[1];  // the "from" layer, added in
   const Shape& o = out;
+  if (a == o) {
+    add_planes(io, alpha, beta, true);
+    return Status::Ok();
+  }
   std::memcpy(io.output, io.inputs[0], o.bytes());
   int stride = a.w / o.w, sample = o.w / a.w;
   if (stride < 1) stride = 1;

@@ -35,6 +35,7 @@ class ShortcutLayer : public Layer {
 
  private:
   Status forward_alexeyab(LayerIO& io) const;
+  void add_planes(LayerIO& io, float a_scale, float b_scale, bool scaled) const;
 };
 
 }  // namespace mdfi
