@@ -21,11 +21,94 @@ namespace mdfi::kernels {
 
 static constexpr int kNR = 12;
 
-// Lane indices must be literal constants for the intrinsics, hence a macro per A row.
-#define MDFI_NEON_ROW(i, av, lane)               \
-  c0[i] = vfmaq_laneq_f32(c0[i], b0, av, lane); \
-  c1[i] = vfmaq_laneq_f32(c1[i], b1, av, lane); \
-  c2[i] = vfmaq_laneq_f32(c2[i], b2, av, lane)
+// The products run in assembly: the 24 accumulators of the 8x12 tile live in v8-v31 (row i,
+// columns 4j..4j+3 in v(8 + 3i + j), so a row is three consecutive registers and the tile 24),
+// A and B pass through v0-v7. Two k steps per iteration: one LD1 of four vectors brings both
+// steps' A, one of four the first step's B and a vector of the second's, one of two the rest:
+// 3 loads, 48 FMLA and SUBS/B.NE per two steps, 26.5 instructions a step where the compiled
+// intrinsics took 31 (LDP/LDR and both pointer updates every step); unrolled intrinsics need
+// 24 + 10 vector registers and GCC spilled them, and an asm statement cannot take 24 in-out
+// vector operands (30 at most), hence the fixed registers. Each accumulator still takes its k
+// steps in order through the same FMLA (fused, as vfmaq_laneq_f32 was): bit-identical results.
+#define MDFI_ROW3(r0, r1, r2, b0, b1, b2, a)  \
+  "fmla " r0 ".4s, " b0 ".4s, " a "\n\t"      \
+  "fmla " r1 ".4s, " b1 ".4s, " a "\n\t"      \
+  "fmla " r2 ".4s, " b2 ".4s, " a "\n\t"
+#define MDFI_STEP(b0, b1, b2, alo, ahi)                               \
+  MDFI_ROW3("v8", "v9", "v10", b0, b1, b2, alo ".s[0]")               \
+  MDFI_ROW3("v11", "v12", "v13", b0, b1, b2, alo ".s[1]")             \
+  MDFI_ROW3("v14", "v15", "v16", b0, b1, b2, alo ".s[2]")             \
+  MDFI_ROW3("v17", "v18", "v19", b0, b1, b2, alo ".s[3]")             \
+  MDFI_ROW3("v20", "v21", "v22", b0, b1, b2, ahi ".s[0]")             \
+  MDFI_ROW3("v23", "v24", "v25", b0, b1, b2, ahi ".s[1]")             \
+  MDFI_ROW3("v26", "v27", "v28", b0, b1, b2, ahi ".s[2]")             \
+  MDFI_ROW3("v29", "v30", "v31", b0, b1, b2, ahi ".s[3]")
+// From zero: kc steps (pairs = kc / 2 iterations, then the odd one), tile in v8-v31.
+#define MDFI_PRODUCTS                                                                                  \
+  "movi v8.4s, #0\n\t movi v9.4s, #0\n\t movi v10.4s, #0\n\t movi v11.4s, #0\n\t"                      \
+  "movi v12.4s, #0\n\t movi v13.4s, #0\n\t movi v14.4s, #0\n\t movi v15.4s, #0\n\t"                    \
+  "movi v16.4s, #0\n\t movi v17.4s, #0\n\t movi v18.4s, #0\n\t movi v19.4s, #0\n\t"                    \
+  "movi v20.4s, #0\n\t movi v21.4s, #0\n\t movi v22.4s, #0\n\t movi v23.4s, #0\n\t"                    \
+  "movi v24.4s, #0\n\t movi v25.4s, #0\n\t movi v26.4s, #0\n\t movi v27.4s, #0\n\t"                    \
+  "movi v28.4s, #0\n\t movi v29.4s, #0\n\t movi v30.4s, #0\n\t movi v31.4s, #0\n\t"                    \
+  "cbz %w[pairs], 2f\n"                                                                                \
+  "1:\n\t"                                                                                             \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"                                                  \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n\t"                                                                \
+  MDFI_STEP("v7", "v4", "v5", "v2", "v3")                                                              \
+  "subs %w[pairs], %w[pairs], #1\n\t"                                                                  \
+  "b.ne 1b\n"                                                                                          \
+  "2:\n\t"                                                                                             \
+  "cbz %w[odd], 3f\n\t"                                                                                \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n\t"                                                                     \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]]\n\t"                                                              \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "3:\n\t"
+#define MDFI_TILE_CLOBBERS                                                                             \
+  "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", \
+      "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", \
+      "v30", "v31", "cc", "memory"
+
+// C = A*B for the plain (not finishing, first) block: each row's three registers straight to C.
+static void products_to_c(int kc, const float* a, const float* b, float* c, int ldc) {
+  int pairs = kc / 2;
+  const int odd = kc % 2;
+  const long ld = long(ldc) * long(sizeof(float));
+  asm volatile(MDFI_PRODUCTS
+               "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v14.4s, v15.4s, v16.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v17.4s, v18.4s, v19.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [c] "+r"(c)
+               : [odd] "r"(odd), [ld] "r"(ld)
+               : MDFI_TILE_CLOBBERS);
+}
+
+// A*B into `tile` (8 rows of 12, row-major: the registers in order, six stores).
+static void products_to_tile(int kc, const float* a, const float* b, float* tile) {
+  int pairs = kc / 2;
+  const int odd = kc % 2;
+  asm volatile(MDFI_PRODUCTS
+               "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[t]], #64\n\t"
+               "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[t]], #64\n\t"
+               "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[t]], #64\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[t]], #64\n\t"
+               "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[t]], #64\n\t"
+               "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[t]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [t] "+r"(tile)
+               : [odd] "r"(odd)
+               : MDFI_TILE_CLOBBERS);
+}
+#undef MDFI_TILE_CLOBBERS
+#undef MDFI_PRODUCTS
+#undef MDFI_STEP
+#undef MDFI_ROW3
 
 // Bias and activation on a finished vector, in registers, with Darknet's arithmetic: leaky's
 // .1 * x is a double product there, so the lanes are widened to double, scaled and rounded back
@@ -47,19 +130,14 @@ static inline float32x4_t finish_vec(float32x4_t v, float32x4_t bias, TileAct ac
 template <bool kFinish>
 static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
                         TileAct act) {
+  if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
+  alignas(16) float tile[kMR * kNR];
+  products_to_tile(kc, a, b, tile);
   float32x4_t c0[kMR], c1[kMR], c2[kMR];
-  MDFI_UNROLL for (int i = 0; i < kMR; ++i) c0[i] = c1[i] = c2[i] = vdupq_n_f32(0.f);
-  for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
-    const float32x4_t a_lo = vld1q_f32(a), a_hi = vld1q_f32(a + 4);
-    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-    MDFI_NEON_ROW(0, a_lo, 0);
-    MDFI_NEON_ROW(1, a_lo, 1);
-    MDFI_NEON_ROW(2, a_lo, 2);
-    MDFI_NEON_ROW(3, a_lo, 3);
-    MDFI_NEON_ROW(4, a_hi, 0);
-    MDFI_NEON_ROW(5, a_hi, 1);
-    MDFI_NEON_ROW(6, a_hi, 2);
-    MDFI_NEON_ROW(7, a_hi, 3);
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
+    c0[i] = vld1q_f32(tile + i * kNR);
+    c1[i] = vld1q_f32(tile + i * kNR + 4);
+    c2[i] = vld1q_f32(tile + i * kNR + 8);
   }
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     float* ci = c + i * ldc;
@@ -79,7 +157,6 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
     vst1q_f32(ci + 8, c2[i]);
   }
 }
-#undef MDFI_NEON_ROW
 
 #else  // 32-bit ARMv7 NEON
 

@@ -35,6 +35,60 @@ TEST_CASE("an ARM build has the NEON micro-kernel and chooses it by default", "[
   REQUIRE(find_kernel("generic") != nullptr);
 }
 
+#if defined(__ARM_NEON) || defined(__aarch64__)
+TEST_CASE("NEON micro-kernel tile: each value the k products accumulated in order, bit for bit", "[layers]") {
+  // aarch64: one fused multiply-add per k step (FMLA), from +0; ARMv7: multiply, then add
+  // (VMLA), each rounded. Odd and even kc (the aarch64 loop takes two steps at a time), with
+  // C overwritten, accumulated into, and finished with bias and leaky.
+  const KernelInfo* k = find_kernel("neon");
+  REQUIRE(k != nullptr);
+  const int nr = k->nr;
+  for (int kc : {1, 2, 3, 4, 7, 16, 33}) {
+    const std::vector<float> a = random_floats(size_t(kc) * kMR, 41), b = random_floats(size_t(kc) * nr, 42);
+    const std::vector<float> old = random_floats(size_t(kMR) * nr, 43), bias = random_floats(kMR, 44);
+    std::vector<float> want(size_t(kMR) * nr);
+    for (int i = 0; i < kMR; ++i)
+      for (int j = 0; j < nr; ++j) {
+        float acc = 0.f;
+        for (int q = 0; q < kc; ++q) {
+#if defined(__aarch64__)
+          acc = std::fma(a[size_t(q) * kMR + i], b[size_t(q) * nr + j], acc);
+#else
+          volatile float prod = a[size_t(q) * kMR + i] * b[size_t(q) * nr + j];
+          acc = acc + prod;
+#endif
+        }
+        want[size_t(i) * nr + j] = acc;
+      }
+    const int ldc = nr + 3;  // rows apart by more than the tile
+    std::vector<float> c(size_t(kMR) * ldc, 9.f);
+    auto check = [&](const char* what, auto expect) {
+      for (int i = 0; i < kMR; ++i)
+        for (int j = 0; j < nr; ++j) {
+          const float e = expect(i, j), got = c[size_t(i) * ldc + j];
+          INFO(what << " kc=" << kc << " row " << i << " col " << j << " got " << got << " want " << e);
+          REQUIRE(std::memcmp(&got, &e, sizeof(float)) == 0);
+        }
+    };
+    k->fn(kc, a.data(), b.data(), c.data(), ldc, 1);
+    check("first", [&](int i, int j) { return want[size_t(i) * nr + j]; });
+    for (int i = 0; i < kMR; ++i)
+      for (int j = 0; j < nr; ++j) c[size_t(i) * ldc + j] = old[size_t(i) * nr + j];
+    k->fn(kc, a.data(), b.data(), c.data(), ldc, 0);
+    check("accumulate", [&](int i, int j) {
+      volatile float sum = old[size_t(i) * nr + j] + want[size_t(i) * nr + j];
+      return float(sum);
+    });
+    REQUIRE(k->finish != nullptr);
+    k->finish(kc, a.data(), b.data(), c.data(), ldc, 1, bias.data(), TileAct::kLeaky);
+    check("finish", [&](int i, int j) {
+      volatile float sum = want[size_t(i) * nr + j] + bias[i];
+      return activate(float(sum), Activation::kLeaky);
+    });
+  }
+}
+#endif  // the NEON micro-kernel is built only for ARM
+
 TEST_CASE("leaky over an array equals Darknet's scalar formula bit for bit", "[layers]") {
   std::vector<float> x = random_floats(1003, 21);  // odd length: vector body and scalar tail
   x[0] = -0.f;
