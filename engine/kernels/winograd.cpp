@@ -190,6 +190,9 @@ static std::vector<WinogradOps> available_ops() {
   if (cpu_has_avx512f()) v.push_back(winograd_ops_avx512());
   if (cpu_has_avx2_fma()) v.push_back(winograd_ops_avx2());
 #endif
+#if defined(__aarch64__)
+  v.push_back(winograd_ops_neon());
+#endif
   v.push_back(winograd_ops_generic());
   return v;
 }

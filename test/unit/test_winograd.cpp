@@ -136,7 +136,7 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
       std::vector<float> generic_out(want.size(), 0.f);
       kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, generic_out.data(),
                                            2, ws.data(), kernels::find_winograd_ops("generic"));
-      for (const char* name : {"avx2", "avx512"}) {
+      for (const char* name : {"avx2", "avx512", "neon"}) {
         const kernels::WinogradOps* ops = kernels::find_winograd_ops(name);
         if (!ops) continue;
         const auto u_isa = [&] {

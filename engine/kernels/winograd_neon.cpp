@@ -1,0 +1,192 @@
+// Winograd's per-tile work with NEON intrinsics for F(4x4,3x3) on aarch64 (winograd.h). The
+// portable code (winograd_tiles.inc) vectorises its transforms across tiles, but it gathers
+// each tile's 6x6 input patch and scatters its 4x4 output block one float at a time, and those
+// copies were most of its instructions. Here the gather is LD4 (lanes = four tiles side by
+// side: LD4 of a padded input row splits it into the four columns of four consecutive tiles) and
+// the scatter ST4, the transforms run on whole vectors, and the layouts (V, the product tiles)
+// are the portable code's. F(2x2) and the weight transform are the portable code's as well.
+//
+// Same IEEE operations in the same order as Tf<4> (columns, then rows; no FMA), and the same
+// bias and activation: the [winograd] tests check this variant against the generic one bit for
+// bit.
+#if defined(__aarch64__)
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "winograd.h"
+
+namespace mdfi::kernels {
+namespace wino_neon {
+#include "winograd_tiles.inc"
+
+// Tf<4>::in on six vectors (element k of four tiles each), written to r[0], r[rs], ...
+inline void in4(const float32x4_t* d, int ds, float32x4_t* r, int rs) {
+  const float32x4_t d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds], d4 = d[4 * ds], d5 = d[5 * ds];
+  r[0] = vaddq_f32(vsubq_f32(vmulq_n_f32(d0, 4.f), vmulq_n_f32(d2, 5.f)), d4);
+  r[rs] = vaddq_f32(vaddq_f32(vmulq_n_f32(vaddq_f32(d1, d2), -4.f), d3), d4);
+  r[2 * rs] = vaddq_f32(vsubq_f32(vmulq_n_f32(vsubq_f32(d1, d2), 4.f), d3), d4);
+  r[3 * rs] = vaddq_f32(vsubq_f32(vmulq_n_f32(vsubq_f32(d3, d1), 2.f), d2), d4);
+  r[4 * rs] = vaddq_f32(vsubq_f32(vmulq_n_f32(vsubq_f32(d1, d3), 2.f), d2), d4);
+  r[5 * rs] = vaddq_f32(vsubq_f32(vmulq_n_f32(d1, 4.f), vmulq_n_f32(d3, 5.f)), d5);
+}
+
+// Tf<4>::out on six vectors.
+inline void out4(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
+  const float32x4_t m0 = m[0], m1 = m[ms], m2 = m[2 * ms], m3 = m[3 * ms], m4 = m[4 * ms], m5 = m[5 * ms];
+  const float32x4_t a = vaddq_f32(m1, m2), b = vsubq_f32(m1, m2), c = vaddq_f32(m3, m4), d = vsubq_f32(m3, m4);
+  r[0] = vaddq_f32(vaddq_f32(m0, a), c);
+  r[rs] = vaddq_f32(b, vmulq_n_f32(d, 2.f));
+  r[2 * rs] = vaddq_f32(a, vmulq_n_f32(c, 4.f));
+  r[3 * rs] = vaddq_f32(vaddq_f32(b, vmulq_n_f32(d, 8.f)), m5);
+}
+
+// + bias, then linear, leaky (Darknet's double product, on double lanes) or relu (x * (x > 0)).
+inline float32x4_t finish(float32x4_t v, float b, Activation act) {
+  v = vaddq_f32(v, vdupq_n_f32(b));
+  if (act == Activation::kLinear) return v;
+  const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+  if (act == Activation::kRelu)
+    return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+  const float64x2_t tenth = vdupq_n_f64(.1);
+  const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
+  return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
+}
+
+// V of tile panel `panel` for F(4x4): transform_panel<4>'s layout and padding rules.
+void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
+  constexpr int M = 4, n = 6;
+  const int tx_count = geo.tiles_x(), tiles = geo.tiles(), C = geo.channels, H = geo.height, W = geo.width;
+  const size_t plane = size_t(C) * nr;
+  const int cols = std::max(0, std::min(nr, tiles - panel * nr));
+  const int groups = (nr + 3) / 4;  // nr is a multiple of 4 (12 on aarch64)
+  constexpr int kChunk = 4;
+  alignas(64) float d[n * n][kMaxNR], v[n * n][kChunk * kMaxNR];
+  // Room past a run's last input: the second LD4 of its last group reads 16 floats from 4 past it.
+  alignas(64) float rows[n][kMaxNR * M + n + 16];
+  for (int k = 0; k < n * n; ++k)
+    for (int j = cols; j < nr; ++j) d[k][j] = 0.f;
+  for (int c = 0; c < C; ++c) {
+    const float* src = in + size_t(c) * H * W;
+    for (int j = 0; j < cols;) {
+      const int t = panel * nr + j, ty = t / tx_count, tx = t % tx_count;
+      const int len = std::min(cols - j, tx_count - tx);
+      const int y0 = ty * M - geo.pad, x0 = tx * M - geo.pad, width = (len - 1) * M + n;
+      const int lo = std::min(width, std::max(0, -x0)), hi = std::max(lo, std::min(width, W - x0));
+      for (int y = 0; y < n; ++y) {
+        float* row = rows[y];
+        const int iy = y0 + y;
+        if (iy < 0 || iy >= H) {
+          std::memset(row, 0, size_t(width) * sizeof(float));
+          continue;
+        }
+        for (int x = 0; x < lo; ++x) row[x] = 0.f;
+        std::memcpy(row + lo, src + size_t(iy) * W + x0 + lo, size_t(hi - lo) * sizeof(float));
+        for (int x = hi; x < width; ++x) row[x] = 0.f;
+      }
+      // Column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3, LD4 at
+      // 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
+      int q = 0;
+      for (; q + 4 <= len; q += 4)
+        for (int y = 0; y < n; ++y) {
+          const float32x4x4_t a = vld4q_f32(rows[y] + 4 * q), b = vld4q_f32(rows[y] + 4 * q + 4);
+          float* dk = &d[y * n][j + q];
+          vst1q_f32(dk, a.val[0]);
+          vst1q_f32(dk + kMaxNR, a.val[1]);
+          vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
+          vst1q_f32(dk + 3 * kMaxNR, a.val[3]);
+          vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
+          vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
+        }
+      for (; q < len; ++q)
+        for (int y = 0; y < n; ++y)
+          for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rows[y][q * M + x];
+      j += len;
+    }
+    // Per four tiles: columns (over y), then rows (over x), into this channel's V rows.
+    const int cc = c % kChunk;
+    for (int g = 0; g < groups; ++g) {
+      float32x4_t dv[n * n], tv[n * n], vv[n * n];
+      for (int k = 0; k < n * n; ++k) dv[k] = vld1q_f32(&d[k][4 * g]);
+      for (int x = 0; x < n; ++x) in4(dv + x, n, tv + x, n);
+      for (int y = 0; y < n; ++y) in4(tv + y * n, 1, vv + y * n, 1);
+      for (int k = 0; k < n * n; ++k) vst1q_f32(&v[k][cc * nr + 4 * g], vv[k]);
+    }
+    if (cc == kChunk - 1 || c == C - 1) {
+      const int c0 = c - cc;
+      for (int k = 0; k < n * n; ++k)
+        std::memcpy(dst + size_t(k) * plane + size_t(c0) * nr, v[k], size_t(cc + 1) * nr * sizeof(float));
+    }
+  }
+}
+
+// The products of one tile panel and one filter panel through the output transform, bias and
+// activation into `out`: output_panel<4>'s layout and edge rules.
+void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
+             Activation act, float* out) {
+  constexpr int M = 4, n = 6;
+  const int rows = std::min(kMR, geo.filters - f_first), cols = std::min(nr, geo.tiles() - t_first);
+  const int tx_count = geo.tiles_x(), OH = geo.out_h, OW = geo.out_w;
+  const int groups = (cols + 3) / 4;
+  const bool vector_act = act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu;
+  alignas(64) float y[M * M][kMaxNR];
+  for (int i = 0; i < rows; ++i) {
+    const float b = bias ? bias[f_first + i] : 0.f;
+    float* plane = out + size_t(f_first + i) * OH * OW;
+    const float* m0 = mbuf + size_t(i) * nr;  // element p of tile j at m0[p * kMR * nr + j]
+    const size_t ps = size_t(kMR) * nr;
+    for (int g = 0; g < groups; ++g) {
+      float32x4_t mv[n * n], tv[M * n], yv[M * M];
+      for (int p = 0; p < n * n; ++p) mv[p] = vld1q_f32(m0 + p * ps + 4 * g);
+      for (int x = 0; x < n; ++x) out4(mv + x, n, tv + x, n);
+      for (int r = 0; r < M; ++r) out4(tv + r * n, 1, yv + r * M, 1);
+      for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
+    }
+    if (!vector_act)
+      for (int k = 0; k < M * M; ++k)
+        for (int j = 0; j < cols; ++j) y[k][j] = activate_one(y[k][j] + b, act);
+    for (int j = 0; j < cols;) {
+      const int t = t_first + j, oy = (t / tx_count) * M, tx = t % tx_count;
+      const int len = std::min(cols - j, tx_count - tx);
+      const int h = std::min(M, OH - oy);
+      // The run's last tile may stick out past the right edge.
+      const int full = (tx + len) * M <= OW ? len : len - 1;
+      for (int r = 0; r < h; ++r) {
+        float* o = plane + size_t(oy + r) * OW + size_t(tx) * M;
+        int q = 0;
+        // ST4 interleaves the four columns of four tiles into one output row of 16.
+        for (; q + 4 <= full; q += 4) {
+          float32x4x4_t s;
+          s.val[0] = vld1q_f32(&y[r * M][j + q]);
+          s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
+          s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
+          s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
+          vst4q_f32(o + q * M, s);
+        }
+        for (; q < full; ++q)
+          for (int s = 0; s < M; ++s) o[q * M + s] = y[r * M + s][j + q];
+        for (int s = 0; s < OW - (tx + full) * M && full < len; ++s) o[full * M + s] = y[r * M + s][j + full];
+      }
+      j += len;
+    }
+  }
+}
+
+void input(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
+  if (geo.m == 4 && nr % 4 == 0) input4(geo, in, panel, nr, dst);
+  else input_panel(geo, in, panel, nr, dst);
+}
+
+void output(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
+            Activation act, float* out) {
+  if (geo.m == 4 && nr % 4 == 0) output4(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
+}
+
+}  // namespace wino_neon
+
+WinogradOps winograd_ops_neon() { return {"neon", &wino_neon::input, &wino_neon::output, &wino_neon::weights_panel}; }
+
+}  // namespace mdfi::kernels
+#endif
