@@ -4,9 +4,10 @@
 // copies were most of its instructions. Here the gather is LD4 (lanes = four tiles side by
 // side: LD4 of a padded input row splits it into the four columns of four consecutive tiles) and
 // the scatter ST4, the transforms run on whole vectors, and the layouts (V, the product tiles)
-// are the portable code's. F(2x2) and the weight transform are the portable code's as well.
+// are the portable code's. The weight transform (F(2x2) and F(4x4)) gathers four filters by 4x4
+// transposes; F(2x2)'s input and output passes are the portable code's.
 //
-// Same IEEE operations in the same order as Tf<4> (columns, then rows; no FMA), and the same
+// Same IEEE operations in the same order as Tf<M> (columns, then rows; no FMA), and the same
 // bias and activation: the [winograd] tests check this variant against the generic one bit for
 // bit.
 #if defined(__aarch64__)
@@ -173,6 +174,102 @@ void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int
   }
 }
 
+// Tf<M>::weight on vectors (element k of four filters each).
+template <int M>
+inline void weight_vec(const float32x4_t* g, int gs, float32x4_t* r, int rs);
+template <>
+inline void weight_vec<2>(const float32x4_t* g, int gs, float32x4_t* r, int rs) {
+  const float32x4_t g0 = g[0], g1 = g[gs], g2 = g[2 * gs];
+  r[0] = g0;
+  r[rs] = vmulq_n_f32(vaddq_f32(vaddq_f32(g0, g1), g2), .5f);
+  r[2 * rs] = vmulq_n_f32(vaddq_f32(vsubq_f32(g0, g1), g2), .5f);
+  r[3 * rs] = g2;
+}
+template <>
+inline void weight_vec<4>(const float32x4_t* g, int gs, float32x4_t* r, int rs) {
+  const float32x4_t g0 = g[0], g1 = g[gs], g2 = g[2 * gs];
+  constexpr float k6 = 1.f / 6.f, k12 = 1.f / 12.f, k24 = 1.f / 24.f;
+  const float32x4_t a = vaddq_f32(vmulq_n_f32(g0, k24), vmulq_n_f32(g2, k6)), b = vmulq_n_f32(g1, k12);
+  r[0] = vmulq_n_f32(g0, .25f);
+  r[rs] = vmulq_n_f32(vnegq_f32(vaddq_f32(vaddq_f32(g0, g1), g2)), k6);
+  r[2 * rs] = vmulq_n_f32(vnegq_f32(vaddq_f32(vsubq_f32(g0, g1), g2)), k6);
+  r[3 * rs] = vaddq_f32(a, b);
+  r[4 * rs] = vsubq_f32(a, b);
+  r[5 * rs] = g2;
+}
+
+// transform_weights<M> with the gather and the transform in NEON. The raw rows of four filters
+// are 9 floats per channel, so four channels are nine vectors per filter; 4x4 transposes of the
+// four filters' vectors give each (channel, tap) across the filters, the lanes the transform
+// works on (the portable code gathered them one float at a time: most of its instructions, and
+// with weights streamed this runs for every weight of every image).
+template <int M>
+void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
+                  size_t plane_stride, int panel) {
+  constexpr int n = Tf<M>::n;
+  constexpr int kChunk = 16;  // channels gathered before any is transformed, a multiple of 4
+  const int C = geo.channels;
+  float* dst = u_block + size_t(panel) * kMR * C;
+  alignas(32) float g[kChunk][9][kMR], t[n * n][kChunk][kMR];
+  for (int cc = 0; cc < kChunk; ++cc)
+    for (int k = 0; k < 9; ++k)
+      for (int i = rows; i < kMR; ++i) g[cc][k][i] = 0.f;
+  for (int c0 = 0; c0 < C; c0 += kChunk) {
+    const int cn = std::min(kChunk, C - c0);
+    for (int i0 = 0; i0 < kMR; i0 += 4) {
+      const int quad = std::min(4, rows - i0);
+      if (quad <= 0) break;
+      int cc = 0;
+      if (quad == 4) {
+        const float32x4_t sc = scale ? vld1q_f32(scale + i0) : vdupq_n_f32(1.f);
+        const float* w0 = raw + (size_t(i0) * C + c0) * 9;
+        const size_t fs = size_t(C) * 9;  // one filter to the next
+        for (; cc + 4 <= cn; cc += 4)
+          for (int q = 0; q < 9; ++q) {
+            const float* w = w0 + size_t(cc) * 9 + 4 * q;
+            const float32x4_t a0 = vld1q_f32(w), a1 = vld1q_f32(w + fs), a2 = vld1q_f32(w + 2 * fs),
+                              a3 = vld1q_f32(w + 3 * fs);
+            const float32x4_t b0 = vtrn1q_f32(a0, a1), b1 = vtrn2q_f32(a0, a1), b2 = vtrn1q_f32(a2, a3),
+                              b3 = vtrn2q_f32(a2, a3);
+            float32x4_t x[4];
+            x[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            x[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            x[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            x[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            // x[e]: element 4q + e of the four channels' 36 (channel cc + (4q + e) / 9, tap
+            // (4q + e) % 9), which is where g holds it: g[cc][0] + (4q + e) taps further on.
+            float* gq = &g[cc][0][i0] + size_t(4 * q) * kMR;
+            for (int e = 0; e < 4; ++e) vst1q_f32(gq + e * kMR, scale ? vmulq_f32(x[e], sc) : x[e]);
+          }
+      }
+      for (int i = i0; i < i0 + quad; ++i) {  // what is left: channels past the last four, or < 4 filters
+        const float* w = raw + (size_t(i) * C + c0) * 9;
+        for (int c = cc; c < cn; ++c)
+          for (int k = 0; k < 9; ++k) g[c][k][i] = scale ? w[c * 9 + k] * scale[i] : w[c * 9 + k];
+      }
+    }
+    for (int cc = 0; cc < cn; ++cc)
+      for (int h = 0; h < kMR; h += 4) {  // columns, then rows, four filters a vector
+        float32x4_t gv[9], col[n * 3];
+        for (int k = 0; k < 9; ++k) gv[k] = vld1q_f32(&g[cc][k][h]);
+        for (int x = 0; x < 3; ++x) weight_vec<M>(gv + x, 3, col + x, 3);
+        for (int y = 0; y < n; ++y) {  // each row of U stored as it is made: no array of n * n live
+          float32x4_t tv[n];
+          weight_vec<M>(col + y * 3, 1, tv, 1);
+          for (int x = 0; x < n; ++x) vst1q_f32(&t[y * n + x][cc][h], tv[x]);
+        }
+      }
+    for (int k = 0; k < n * n; ++k)
+      std::memcpy(dst + size_t(k) * plane_stride + size_t(c0) * kMR, t[k], size_t(cn) * kMR * sizeof(float));
+  }
+}
+
+void weights(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
+             size_t plane_stride, int panel) {
+  if (geo.m == 4) weights_neon<4>(geo, rows, raw, scale, u_block, plane_stride, panel);
+  else weights_neon<2>(geo, rows, raw, scale, u_block, plane_stride, panel);
+}
+
 void input(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
   if (geo.m == 4 && nr % 4 == 0) input4(geo, in, panel, nr, dst);
   else input_panel(geo, in, panel, nr, dst);
@@ -186,7 +283,7 @@ void output(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int 
 
 }  // namespace wino_neon
 
-WinogradOps winograd_ops_neon() { return {"neon", &wino_neon::input, &wino_neon::output, &wino_neon::weights_panel}; }
+WinogradOps winograd_ops_neon() { return {"neon", &wino_neon::input, &wino_neon::output, &wino_neon::weights}; }
 
 }  // namespace mdfi::kernels
 #endif
