@@ -77,6 +77,11 @@ class PngRows final : public RowDecoder {
     if (setjmp(png_jmpbuf(png_))) return failure();
     // Darknet (stb_image) decodes what libpng would refuse over a bad checksum; so do we.
     png_set_crc_action(png_, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+#if defined(PNG_SET_OPTION_SUPPORTED) && defined(PNG_IGNORE_ADLER32)
+    // Nor the zlib stream's Adler-32 (stb_image does not check it either); zlib then skips
+    // computing it: 4.3 M instructions per dog.png on aarch64, 3% of Yolo-Fastest's inference.
+    png_set_option(png_, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
     png_set_user_limits(png_, 0x7fffffff, 0x7fffffff);
     std::rewind(fp);
     png_init_io(png_, fp);
