@@ -62,8 +62,7 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
   const size_t plane = size_t(C) * nr;
   const int cols = std::max(0, std::min(nr, tiles - panel * nr));
   const int groups = (nr + 3) / 4;  // nr is a multiple of 4 (12 on aarch64)
-  constexpr int kChunk = 4;
-  alignas(64) float d[n * n][kMaxNR], v[n * n][kChunk * kMaxNR];
+  alignas(64) float d[n * n][kMaxNR];
   // Room past a run's last input: the second LD4 of its last group reads 16 floats from 4 past it.
   alignas(64) float rows[n][kMaxNR * M + n + 16];
   for (int k = 0; k < n * n; ++k)
@@ -83,8 +82,12 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
           continue;
         }
         for (int x = 0; x < lo; ++x) row[x] = 0.f;
-        std::memcpy(row + lo, src + size_t(iy) * W + x0 + lo, size_t(hi - lo) * sizeof(float));
-        for (int x = hi; x < width; ++x) row[x] = 0.f;
+        // Inline vector copy: a memcpy call per row of a run (some 50 floats) cost more than it.
+        const float* from = src + size_t(iy) * W + x0;
+        int x = lo;
+        for (; x + 4 <= hi; x += 4) vst1q_f32(row + x, vld1q_f32(from + x));
+        for (; x < hi; ++x) row[x] = from[x];
+        for (x = hi; x < width; ++x) row[x] = 0.f;
       }
       // Column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3, LD4 at
       // 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
@@ -105,19 +108,19 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
           for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rows[y][q * M + x];
       j += len;
     }
-    // Per four tiles: columns (over y), then rows (over x), into this channel's V rows.
-    const int cc = c % kChunk;
+    // Per four tiles: columns (over y), then rows (over x), each row of V stored as it is made,
+    // straight into V (planes C * nr floats apart: with nr = 12 not a power of two, so these
+    // stores do not all fall into one cache set, which is why the portable code buffers them).
+    float* vc = dst + size_t(c) * nr;
     for (int g = 0; g < groups; ++g) {
-      float32x4_t dv[n * n], tv[n * n], vv[n * n];
+      float32x4_t dv[n * n], tv[n * n];
       for (int k = 0; k < n * n; ++k) dv[k] = vld1q_f32(&d[k][4 * g]);
       for (int x = 0; x < n; ++x) in4(dv + x, n, tv + x, n);
-      for (int y = 0; y < n; ++y) in4(tv + y * n, 1, vv + y * n, 1);
-      for (int k = 0; k < n * n; ++k) vst1q_f32(&v[k][cc * nr + 4 * g], vv[k]);
-    }
-    if (cc == kChunk - 1 || c == C - 1) {
-      const int c0 = c - cc;
-      for (int k = 0; k < n * n; ++k)
-        std::memcpy(dst + size_t(k) * plane + size_t(c0) * nr, v[k], size_t(cc + 1) * nr * sizeof(float));
+      for (int y = 0; y < n; ++y) {
+        float32x4_t vv[n];
+        in4(tv + y * n, 1, vv, 1);
+        for (int x = 0; x < n; ++x) vst1q_f32(vc + size_t(y * n + x) * plane + 4 * g, vv[x]);
+      }
     }
   }
 }
