@@ -5,14 +5,13 @@
 // instead of one unaligned load per tap. On Yolo-Fastest's 10x10 and 20x20 planes the scalar
 // border columns of the previous kernel cost more than the vector interior.
 //
-// Arithmetic: per output, from +0, taps in (ky, kx) order (zero taps of the padding add +-0,
-// which leaves such a sum unchanged), then + bias, then the activation. ARMv7: each product
-// rounded before its sum (VMLA), the reference's bits (test_depthwise.cpp checks bit for bit).
-// aarch64: each tap one fused multiply-add (FMLA, one rounding per tap), where the reference rounds
-// the product and the sum (a separate FMUL and FADD were 18 instructions per four outputs of a
-// 3x3 window, now 9). The results then differ from the reference in the last bits: the tests
-// hold them to |got - want| <= (2 K^2 + 2) 2^-24 (sum |w x| + |bias|), the worst case of the two
-// roundings per tap (test_depthwise.cpp), and the parity suite's 1e-4 per layer holds.
+// Arithmetic as the reference (test_depthwise.cpp checks bit for bit): per output, from +0, taps
+// in (ky, kx) order, each product rounded before its sum (zero taps of the padding add +-0,
+// which leaves such a sum unchanged), then + bias, then the activation. ARMv7 does a tap in one
+// VMLA by scalar (it rounds the product, then the sum); aarch64 needs FMUL then FADD, since its
+// only multiply-accumulate, FMLA, is fused (one rounding). FMLA would halve the taps'
+// instructions, but the band rows of a --max-mem schedule (conv_rows.cpp) compute with separate
+// roundings and must give the same bits as this whole-layer kernel.
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
 
@@ -45,14 +44,13 @@ inline float32x4_t tap2(float32x4_t e0, float32x4_t o0, float32x4_t e1, float32x
   else return vextq_f32(e0, e1, 2);
 }
 
-// acc + v * lane `l` of w in one instruction. aarch64: FMLA by element, fused (one rounding:
-// not the reference's bits, see the top of the file). ARMv7: VMLA by scalar, which rounds the
-// product and then the sum as VMUL + VADD did (ARMv7 NEON has no fused by-scalar form): the same
-// bits as before in half the instructions.
+// acc + v * lane `l` of w, the product rounded before the sum. aarch64: FMUL by element, then
+// FADD. ARMv7: one VMLA by scalar, which rounds as VMUL + VADD (ARMv7 NEON has no fused
+// by-scalar form): the same bits in half the instructions.
 template <int l>
 inline float32x4_t mla_lane(float32x4_t acc, float32x4_t v, float32x4_t w) {
 #if defined(__aarch64__)
-  return vfmaq_laneq_f32(acc, v, w, l);
+  return vaddq_f32(acc, vmulq_laneq_f32(v, w, l));
 #else
   if constexpr (l < 2) return vmlaq_lane_f32(acc, v, vget_low_f32(w), l);
   else return vmlaq_lane_f32(acc, v, vget_high_f32(w), l - 2);
