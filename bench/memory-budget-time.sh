@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 19's time column alone, for a host without heaptrack or a build (a binary copied to an
+# idle machine): per network, the network's forward median (`mdfi bench -j THREADS --warmup 1
+# -r 3`) of the default schedule and of the smallest budget `mdfi plan -j THREADS --max-mem 1B
+# IMAGE` names, ROUNDS rounds interleaved, medians, and their ratio. bench/memory-budget.sh has
+# the whole table (heaptrack peaks, predicted peaks, identical outputs).
+# Usage: [MDFI=path/to/mdfi] [SHARED=../shared] [THREADS=1] [ROUNDS=3] bench/memory-budget-time.sh
+set -eu
+cd "$(dirname "$0")/.."
+MDFI=${MDFI:-build/app/mdfi}; SHARED=${SHARED:-../shared}
+IMAGE=${IMAGE:-$SHARED/models/images/dog.jpg}
+W=${WORK:-/tmp/mdfi-bench-budget-time}; mkdir -p "$W"; T=${THREADS:-1}; R=${ROUNDS:-3}
+field() { tr ',' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }
+med() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+rows=("yolov3|--net yolov3" "yolov3-tiny|--net yolov3-tiny" "yolov4-tiny|--cfg $SHARED/refs/cfg/yolov4-tiny.cfg"
+      "darknet53|--net darknet53" "yolo-fastest-1.1-xl|--cfg $SHARED/models/yolo-fastest-1.1-xl-coco/yolo-fastest-1.1-xl.cfg"
+      "alexnet|--net alexnet")
+echo "| network | smallest budget (B) | default ms | smallest-budget ms | ratio |"
+echo "|---|---|---|---|---|"
+for r in "${rows[@]}"; do
+  IFS='|' read -r name a <<<"$r"; read -r -a m <<<"$a"
+  w=$W/$name.weights; [ -f "$w" ] || "$MDFI" -q gen-weights "${m[@]}" -o "$w"
+  s=$("$MDFI" plan -j "$T" "${m[@]}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9)
+  : > "$W/d"; : > "$W/s"
+  for _ in $(seq "$R"); do
+    field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')" >> "$W/d"
+    field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv --max-mem "${s}B" "$IMAGE" | grep '^#')" >> "$W/s"
+  done
+  d=$(med < "$W/d"); q=$(med < "$W/s")
+  awk -v n="$name" -v s="$s" -v d="$d" -v q="$q" 'BEGIN{printf "| %s | %d | %.2f | %.2f | %.2fx |\n", n, s, d, q, q/d}'
+done
+echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; threads $T, rounds $R; load $(cut -d' ' -f1-3 /proc/loadavg)"
