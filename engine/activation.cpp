@@ -125,6 +125,12 @@ void activate_array(float* x, size_t n, Activation a) {
         vst1q_f32(x + i, vbslq_f32(vcgtq_f32(v, vdupq_n_f32(0.f)), v, scaled));
       }
 #endif
+#if defined(__arm__) && !defined(__aarch64__)
+      // 32-bit ARM has no double vectors: the product stays scalar, so take it only where the
+      // value is not positive (the chunked select below computed it for every value: armhf
+      // Yolo-Fastest-1.1 305.4 -> 321.2 M instructions per inference).
+      for (; i < n; ++i) x[i] = x[i] > 0 ? x[i] : float(.1 * double(x[i]));
+#endif
       // Elsewhere: the scaled values of a chunk, then a select between two arrays, which the
       // compiler vectorises (as one loop GCC keeps the branch: it ran scalar, a quarter of
       // Yolo-Fastest's banded depthwise rows). The same values either way.
