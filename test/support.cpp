@@ -203,6 +203,49 @@ std::vector<Detection> kept_detections(const Network& net, const RunOutput& out,
   return kept;
 }
 
+const char* winograd_test_cfg() {
+  return R"([net]
+width=27
+height=21
+channels=3
+[convolutional]
+batch_normalize=1
+filters=16
+size=3
+stride=1
+pad=1
+activation=leaky
+[convolutional]
+batch_normalize=1
+filters=21
+size=3
+stride=1
+pad=1
+activation=leaky
+[maxpool]
+size=2
+stride=2
+[convolutional]
+filters=40
+size=3
+stride=1
+pad=0
+activation=relu
+[convolutional]
+batch_normalize=1
+filters=12
+size=3
+stride=1
+pad=1
+activation=logistic
+[convolutional]
+filters=9
+size=1
+stride=1
+activation=linear
+)";
+}
+
 std::string net_section(int w, int h, int c) {
   return "[net]\nbatch=64\nwidth=" + std::to_string(w) + "\nheight=" + std::to_string(h) + "\nchannels=" +
          std::to_string(c) + "\n";

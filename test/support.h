@@ -89,6 +89,9 @@ std::vector<Detection> kept_detections(const Network& net, const RunOutput& out,
 // run_both: both paths; CHECKs layer `layer` against `want` on each and the fast path against the
 // reference on every layer; returns the reference outputs. run_tiny: the fast path under `compat`.
 std::string net_section(int w, int h, int c);
+// A small net whose 3x3 stride-1 layers are Winograd candidates on two map sizes (27x21, 13x10),
+// padded and not, between a 3-channel GEMM layer and a 1x1: the Winograd and schedule tests' net.
+const char* winograd_test_cfg();
 LayerOutputs run_once(const std::string& tag, const std::string& cfg, const std::vector<float>& params,
                       const std::vector<float>& input, bool reference);
 LayerOutputs run_both(const std::string& tag, const std::string& cfg, const std::vector<float>& params,

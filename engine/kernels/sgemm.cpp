@@ -1,6 +1,7 @@
 #include "sgemm.h"
 
 #include "cpu_features.h"
+#include "transpose_x86.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -66,23 +67,10 @@ __attribute__((target("avx2"))) static int pack_a_full_avx2(int K, const float* 
       r[i] = _mm256_loadu_ps(A + size_t(i) * lda + k);
       if (scale) r[i] = _mm256_mul_ps(r[i], f[i]);
     }
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    __m256 col[kMR];
+    transpose8x8_ps(r, col);  // col[j]: k + j of the eight rows
     float* d = panel + size_t(k) * kMR;
-    _mm256_storeu_ps(d + 0 * kMR, _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_storeu_ps(d + 1 * kMR, _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_storeu_ps(d + 2 * kMR, _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_storeu_ps(d + 3 * kMR, _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_storeu_ps(d + 4 * kMR, _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_storeu_ps(d + 5 * kMR, _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_storeu_ps(d + 6 * kMR, _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_storeu_ps(d + 7 * kMR, _mm256_permute2f128_ps(u3, u7, 0x31));
+    for (int j = 0; j < 8; ++j) _mm256_storeu_ps(d + j * kMR, col[j]);
   }
   return k;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "transpose_x86.h"
 #include "winograd.h"
 
 namespace mdfi::kernels {
@@ -97,23 +98,8 @@ __attribute__((target("avx2,fma"))) void transform(const WinogradGeo& geo, int r
         w[i] = raw + (size_t(std::min(i, rows - 1)) * C + c) * 9;  // missing filters: masked below
         r[i] = _mm256_loadu_ps(w[i]);
       }
-      const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-      const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-      const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-      const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-      const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-      const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-      const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-      const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
       __m256 g[9];
-      g[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-      g[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-      g[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-      g[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-      g[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-      g[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-      g[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-      g[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+      transpose8x8_ps(r, g);  // g[k]: tap k of the eight filters
       // Inserted, not stored and reloaded: a vector load of eight fresh scalar stores stalls.
       g[8] = _mm256_setr_ps(w[0][8], w[1][8], w[2][8], w[3][8], w[4][8], w[5][8], w[6][8], w[7][8]);
       V8 gv[9];

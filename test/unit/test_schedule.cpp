@@ -328,47 +328,7 @@ TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whol
           "bit-identical to that layer run whole", "[plan][winograd]") {
   // Layer 0 (3 channels) and the 1x1 layer 5 stay on the GEMM path; layers 1, 3 (no padding) and 4
   // are Winograd candidates on 27x21 and 13x10 maps.
-  const std::string cfg = R"([net]
-width=27
-height=21
-channels=3
-[convolutional]
-batch_normalize=1
-filters=16
-size=3
-stride=1
-pad=1
-activation=leaky
-[convolutional]
-batch_normalize=1
-filters=21
-size=3
-stride=1
-pad=1
-activation=leaky
-[maxpool]
-size=2
-stride=2
-[convolutional]
-filters=40
-size=3
-stride=1
-pad=0
-activation=relu
-[convolutional]
-batch_normalize=1
-filters=12
-size=3
-stride=1
-pad=1
-activation=logistic
-[convolutional]
-filters=9
-size=1
-stride=1
-activation=linear
-)";
-  auto net = network_from_text(cfg, "sched_winograd.cfg");
+  auto net = network_from_text(winograd_test_cfg(), "sched_winograd.cfg");
   REQUIRE(net.ok());
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_winograd.weights";
   REQUIRE(generate_weights(*net, wpath, 11).ok());

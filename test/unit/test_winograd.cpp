@@ -160,47 +160,6 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
 
 namespace {
 
-const char* kWinogradCfg = R"([net]
-width=27
-height=21
-channels=3
-[convolutional]
-batch_normalize=1
-filters=16
-size=3
-stride=1
-pad=1
-activation=leaky
-[convolutional]
-batch_normalize=1
-filters=21
-size=3
-stride=1
-pad=1
-activation=leaky
-[maxpool]
-size=2
-stride=2
-[convolutional]
-filters=40
-size=3
-stride=1
-pad=0
-activation=relu
-[convolutional]
-batch_normalize=1
-filters=12
-size=3
-stride=1
-pad=1
-activation=logistic
-[convolutional]
-filters=9
-size=1
-stride=1
-activation=linear
-)";
-
 struct Outputs {
   std::vector<std::vector<float>> layers;
   std::vector<size_t> heap_peak;
@@ -236,7 +195,7 @@ Outputs run_once(const Network& net, const std::string& wpath, bool reference, R
 
 TEST_CASE("Winograd layers equal the reference path, every way, and stay within their planned memory",
           "[layers][winograd]") {
-  auto net = network_from_text(kWinogradCfg, "winograd.cfg");
+  auto net = network_from_text(winograd_test_cfg(), "winograd.cfg");
   REQUIRE(net.ok());
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd.weights";
   REQUIRE(generate_weights(*net, wpath, 5).ok());
@@ -266,7 +225,7 @@ TEST_CASE("Winograd layers equal the reference path, every way, and stay within 
 }
 
 TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on every image", "[layers][winograd]") {
-  auto net = network_from_text(kWinogradCfg, "winograd_keep.cfg");
+  auto net = network_from_text(winograd_test_cfg(), "winograd_keep.cfg");
   REQUIRE(net.ok());
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd_keep.weights";
   REQUIRE(generate_weights(*net, wpath, 6).ok());
