@@ -35,7 +35,7 @@ case "$target" in
   aarch64 | armhf)
     [ -x "build-$target/app/mdfi" ] || scripts/cross-build.sh "$target" >/dev/null
     plugin="build-$target/insn_count.so"
-    if [ ! -f "$plugin" ] || [ bench/qemu-insn/insn_count.c -nt "$plugin" ]; then
+    if [ ! -f "$plugin" ] || [ bench/qemu-insn/insn_count.c -nt "$plugin" ] || [ bench/qemu-insn/qemu_plugin_api.h -nt "$plugin" ]; then
       cc -O2 -shared -fPIC -o "$plugin" bench/qemu-insn/insn_count.c
     fi
     if [ "$target" = aarch64 ]; then emu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)

@@ -40,7 +40,7 @@ if [ ! -x "$NI" ] || [ bench/ncnn/ncnn_insn.cpp -nt "$NI" ]; then
     "$WORK/ncnn-aarch64/lib/libncnn.a" -lpthread -o "$NI"
 fi
 plugin="$WORK/insn_count.so"
-if [ ! -f "$plugin" ] || [ bench/qemu-insn/insn_count.c -nt "$plugin" ]; then
+if [ ! -f "$plugin" ] || [ bench/qemu-insn/insn_count.c -nt "$plugin" ] || [ bench/qemu-insn/qemu_plugin_api.h -nt "$plugin" ]; then
   cc -O2 -shared -fPIC -o "$plugin" bench/qemu-insn/insn_count.c
 fi
 emu() {  # emu aarch64|armhf PROGRAM ARGS... -> instructions

@@ -13,23 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint64_t qemu_plugin_id_t;
-typedef struct qemu_info_t qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-                                           void (*cb)(qemu_plugin_id_t id, struct qemu_plugin_tb* tb));
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb* tb);
-struct qemu_plugin_insn* qemu_plugin_tb_get_insn(const struct qemu_plugin_tb* tb, size_t idx);
-const char* qemu_plugin_insn_symbol(const struct qemu_plugin_insn* insn);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb* tb, enum qemu_plugin_op op, void* ptr,
-                                              uint64_t imm);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, void (*cb)(qemu_plugin_id_t id, void* userdata),
-                                    void* userdata);
-void qemu_plugin_outs(const char* string);
+#include "qemu_plugin_api.h"
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
