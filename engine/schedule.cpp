@@ -291,10 +291,14 @@ namespace {
 // re-packs the group's weights (unless it holds them) and pays for its GEMM calls; Winograd
 // layers of the default run by GEMM. Orders the schedules and predicts their time within a
 // factor of ~1.5 on a loaded box; bench/memory.sh measures the real ratio.
-// The default's Winograd layers run kWinogradGain times faster than by GEMM: measured on
-// YOLOv3-416 on the 2-core EPYC box (THREADS=1), the whole run with --winograd off took 1.13x the
-// default's time, its 25 Winograd layers holding 40 of its 66 GFLOP.
-constexpr double kWinogradGain = 1.25;
+// The default's Winograd layers run winograd_gain(tile) times faster than by GEMM, weights
+// streamed: per-layer medians of `mdfi bench -j 1` with --winograd auto and off on the 2-core
+// EPYC box (three interleaved rounds each, load 3-6): F(4x4) layers of YOLOv3, darknet53 and YOLOv4-tiny
+// 2.09x, 2.42x and 1.90x in sum (medians 2.16, 2.21, 1.97); F(2x2) layers (13x13 and 8x8 maps,
+// where reading the weights weighs more) 1.38x, 1.10x and 1.13x. A single 1.25 for both had the
+// planner run F(4x4) layers by GEMM in blocks (four times the multiplies) rather than by
+// Winograd with more weight blocks: YOLOv3's 52x52 layers took 12 ms instead of ~4.
+double winograd_gain(int tile) { return tile == 4 ? 2.1 : 1.3; }
 
 // Weights "small beside a group's row windows": at most this fraction (1/kSmallWeights) of them.
 constexpr size_t kSmallWeights = 4;
@@ -308,7 +312,7 @@ double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
   if (algo != SchedAlgo::kGemm && n.wino_tile)
     return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
-  double extra = n.winograd_default ? n.flops * (1 - 1 / kWinogradGain) : 0;
+  double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
   if (n.band == SchedNode::Band::kConv) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
   return extra;
@@ -481,7 +485,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   if (budget_bytes == 0 || default_need <= budget_bytes) return choice;
 
   double base = 0;
-  for (const SchedNode& n : nodes) base += n.winograd_default ? n.flops / kWinogradGain : n.flops;
+  for (const SchedNode& n : nodes) base += n.winograd_default ? n.flops / winograd_gain(n.wino_tile) : n.flops;
   base = std::max(base, 1.0);
   // Group sets: maximal groups (of at most 4, 8 or any number of layers) up to each valid end;
   // each in bands of 1/2, 1/4, ... of its output.

@@ -81,7 +81,7 @@ struct SchedNode {
   double flops = 0;
   bool output_head = false;  // plan.keep_to_end
   // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays
-  // the difference (the cost model's kWinogradGain).
+  // the difference (the cost model's winograd_gain).
   bool winograd_default = false;
   // The default's Winograd tile (2 or 4; 0: none), which a schedule may keep outside band groups:
   // the bytes each way holds (what ConvLayer::winograd_weight_floats/workspace_floats count).
