@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/logistic.h"
+
 #if defined(__aarch64__)
 #include <arm_neon.h>
 #endif
@@ -144,6 +146,9 @@ void activate_array(float* x, size_t n, Activation a) {
     }
     case Activation::kRelu:
       for (size_t i = 0; i < n; ++i) x[i] = x[i] * (x[i] > 0);
+      return;
+    case Activation::kLogistic:  // the same bits as activate(), in vector lanes (kernels/logistic.h)
+      kernels::logistic_array(x, n);
       return;
     default:
       for (size_t i = 0; i < n; ++i) x[i] = activate(x[i], a);

@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "activation.h"
+#include "kernels/logistic.h"
 #include "support.h"
 
 using namespace mdfi;
@@ -83,4 +86,45 @@ TEST_CASE("AlexeyAB activations: mish, swish, relu6, hard_mish, gelu", "[layers]
     for (float v : x) want.push_back(float(c.f(v)));
     check_close(o[0], want, 1e-5f);
   }
+}
+
+// The vector logistic must give the scalar formula's bits for every float: random bit patterns
+// (every exponent, NaN and infinities included), values where YOLO scores lie, and the edges of
+// the vector range. Lengths that are not multiples of the vector leave a scalar tail too.
+TEST_CASE("logistic_array equals Darknet's scalar logistic bit for bit, every variant", "[layers]") {
+  std::vector<float> in;
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t bits = next();
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    in.push_back(f);
+  }
+  for (int i = 0; i < 800000; ++i) in.push_back((float(next() >> 8) / float(1 << 24) - 0.5f) * 60.f);
+  for (float f : {0.f, -0.f, 1e-30f, -1e-30f, 1e-45f, -80.f, -80.00001f, -79.99999f, 700.f, 700.0001f, 88.f, -88.f,
+                  -87.3f, -103.f, 3.4e38f, -3.4e38f, INFINITY, -INFINITY, NAN, -NAN})
+    in.push_back(f);
+  in.push_back(0.5f);  // odd length: a tail of scalar values
+  std::vector<float> want(in.size());
+  for (size_t i = 0; i < in.size(); ++i) want[i] = mdfi::activate(in[i], mdfi::Activation::kLogistic);
+  int tried = 0;
+  for (const char* v : {"avx512", "avx2", "neon", "scalar"}) {
+    if (!mdfi::kernels::logistic_variant_available(v)) continue;
+    ++tried;
+    std::vector<float> got = in;
+    mdfi::kernels::logistic_array(got.data(), got.size(), v);
+    size_t differ = 0;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++differ;
+    INFO("variant " << v);
+    CHECK(differ == 0);
+  }
+  CHECK(tried >= 1);
+  std::vector<float> got = in;  // and through activate_array, as the layers call it
+  mdfi::activate_array(got.data(), got.size(), mdfi::Activation::kLogistic);
+  size_t differ = 0;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++differ;
+  CHECK(differ == 0);
 }
