@@ -292,13 +292,14 @@ namespace {
 // layers of the default run by GEMM. Orders the schedules and predicts their time within a
 // factor of ~1.5 on a loaded box; bench/memory.sh measures the real ratio.
 // The default's Winograd layers run winograd_gain(tile) times faster than by GEMM, weights
-// streamed: per-layer medians of `mdfi bench -j 1` with --winograd auto and off on the 2-core
-// EPYC box (three interleaved rounds each, load 3-6): F(4x4) layers of YOLOv3, darknet53 and YOLOv4-tiny
-// 2.09x, 2.42x and 1.90x in sum (medians 2.16, 2.21, 1.97); F(2x2) layers (13x13 and 8x8 maps,
-// where reading the weights weighs more) 1.38x, 1.10x and 1.13x. A single 1.25 for both had the
-// planner run F(4x4) layers by GEMM in blocks (four times the multiplies) rather than by
-// Winograd with more weight blocks: YOLOv3's 52x52 layers took 12 ms instead of ~4.
-double winograd_gain(int tile) { return tile == 4 ? 2.1 : 1.3; }
+// streamed, one thread: per-layer medians of `mdfi bench -j 1` with --winograd auto and off, in
+// sum over each network's layers of that tile. F(4x4): YOLOv3, darknet53, YOLOv4-tiny 2.09x,
+// 2.42x, 1.90x on the 2-core EPYC box (load 3-6, three rounds), 1.85x, 1.84x, 1.27x on a 16-core
+// Xeon (two rounds); F(2x2) (13x13 and 8x8 maps, where reading the weights weighs more): 1.38x,
+// 1.10x, 1.13x and 1.15x, 1.04x, 0.88x. A single 1.25x for both had the planner run F(4x4)
+// layers by GEMM in blocks rather than by Winograd with more weight blocks: YOLOv3's 52x52
+// layers at its smallest budget took 12 ms instead of 4-10.
+double winograd_gain(int tile) { return tile == 4 ? 1.9 : 1.15; }
 
 // Weights "small beside a group's row windows": at most this fraction (1/kSmallWeights) of them.
 constexpr size_t kSmallWeights = 4;
