@@ -1,6 +1,7 @@
 #include "depthwise.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "cpu_features.h"
@@ -78,71 +79,70 @@ struct V4 {
 }  // namespace dw_neon
 
 // The padded-row kernel (depthwise_neon.cpp); this file's for rows too wide for its buffers.
-static void dw_plane_neon(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                          float* oplane, int out_h, int out_w, float bias, Activation act) {
-  if (!depthwise_plane_neon(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act))
-    dw_neon::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+static void dw_rows_neon(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  if (!depthwise_rows_neon(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act))
+    dw_neon::dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
 }
 #endif
 
-using PlaneFn = void (*)(const float*, int, int, const float*, int, int, int, float*, int, int, float, Activation);
+// Any kernel size and stride: per output row, a zero row, then each tap's multiply-add over the
+// columns it reaches, then the bias and the activation.
+static void dw_rows_scalar(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                           float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  for (int oy = oy0; oy < oy1; ++oy) {
+    float* orow = out + size_t(oy - oy0) * out_w;
+    std::fill(orow, orow + out_w, 0.f);
+    for (int ky = 0; ky < ksize; ++ky) {
+      const int iy = oy * stride + ky - pad;
+      if (iy < 0 || iy >= h) continue;
+      const float* irow = in + ptrdiff_t(iy - in_lo) * w;
+      for (int kx = 0; kx < ksize; ++kx) {
+        const float wv = wk[ky * ksize + kx];
+        // Valid output columns: 0 <= ox*stride + kx - pad < w.
+        int lo = std::max(0, (pad - kx + stride - 1) / stride);
+        // (A negative numerator means no column: C++ division would round it up to 0.)
+        const int span = w - 1 + pad - kx;
+        int hi = span < 0 ? 0 : std::min(out_w, span / stride + 1);
+        row_madd(orow, irow + kx - pad, wv, lo, hi, stride);
+      }
+    }
+    for (int ox = 0; ox < out_w; ++ox) orow[ox] += bias;
+    activate_array(orow, size_t(out_w), act);
+  }
+}
 
-static PlaneFn plane_kernel(const char* variant) {
+static DepthwiseRowsFn vector_kernel(const char* variant) {
   const bool any = variant == nullptr;
 #if defined(__x86_64__) || defined(__i386__)
   if ((any || std::strcmp(variant, "avx512") == 0) && cpu_has_avx512f() && cpu_has_avx2_fma())
-    return &depthwise_plane_avx512;
-  if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise_plane_avx2;
+    return &depthwise_rows_avx512;
+  if ((any || std::strcmp(variant, "avx2") == 0) && cpu_has_avx2_fma()) return &depthwise_rows_avx2;
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
-  if (any || std::strcmp(variant, "neon") == 0) return &dw_plane_neon;
+  if (any || std::strcmp(variant, "neon") == 0) return &dw_rows_neon;
 #endif
   return nullptr;
 }
 
 bool depthwise_variant_available(const char* variant) {
-  return std::strcmp(variant, "scalar") == 0 || plane_kernel(variant) != nullptr;
+  return std::strcmp(variant, "scalar") == 0 || vector_kernel(variant) != nullptr;
+}
+
+DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant) {
+  const DepthwiseRowsFn vec = (ksize == 3 || ksize == 5) && (stride == 1 || stride == 2) ? vector_kernel(variant) : nullptr;
+  return vec ? vec : &dw_rows_scalar;
 }
 
 void depthwise_conv(const float* in, int channels, int h, int w, const float* weights, int ksize, int stride, int pad,
                     float* out, int out_h, int out_w, const float* bias, Activation act, int threads,
                     const char* variant) {
   (void)threads;
-  const PlaneFn vec = (ksize == 3 || ksize == 5) && (stride == 1 || stride == 2) ? plane_kernel(variant) : nullptr;
-  if (vec) {
+  const DepthwiseRowsFn rows = depthwise_rows_kernel(ksize, stride, variant);
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int c = 0; c < channels; ++c)
-      vec(in + size_t(c) * h * w, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
-          out + size_t(c) * out_h * out_w, out_h, out_w, bias ? bias[c] : 0.f, act);
-    return;
-  }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < channels; ++c) {
-    const float* plane = in + size_t(c) * h * w;
-    const float* wk = weights + size_t(c) * ksize * ksize;
-    float* oplane = out + size_t(c) * out_h * out_w;
-    for (int oy = 0; oy < out_h; ++oy) {
-      float* orow = oplane + size_t(oy) * out_w;
-      std::fill(orow, orow + out_w, 0.f);
-      for (int ky = 0; ky < ksize; ++ky) {
-        const int iy = oy * stride + ky - pad;
-        if (iy < 0 || iy >= h) continue;
-        const float* irow = plane + size_t(iy) * w;
-        for (int kx = 0; kx < ksize; ++kx) {
-          const float wv = wk[ky * ksize + kx];
-          // Valid output columns: 0 <= ox*stride + kx - pad < w.
-          int lo = std::max(0, (pad - kx + stride - 1) / stride);
-          // (A negative numerator means no column: C++ division would round it up to 0.)
-          const int span = w - 1 + pad - kx;
-          int hi = span < 0 ? 0 : std::min(out_w, span / stride + 1);
-          row_madd(orow, irow + kx - pad, wv, lo, hi, stride);
-        }
-      }
-      const float bv = bias ? bias[c] : 0.f;
-      for (int ox = 0; ox < out_w; ++ox) orow[ox] += bv;
-      activate_array(orow, size_t(out_w), act);
-    }
-  }
+  for (int c = 0; c < channels; ++c)
+    rows(in + size_t(c) * h * w, 0, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
+         out + size_t(c) * out_h * out_w, 0, out_h, out_w, bias ? bias[c] : 0.f, act);
 }
 
 }  // namespace mdfi::kernels

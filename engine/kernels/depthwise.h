@@ -16,19 +16,30 @@ void depthwise_conv(const float* in, int channels, int h, int w, const float* we
                     const char* variant = nullptr);
 bool depthwise_variant_available(const char* variant);
 
+// Output rows [oy0, oy1) of one channel, stored from `out` (row oy0) out_w floats apart. Input
+// row y, for 0 <= y < h, lies at in + (y - in_lo) * w: a whole plane (in_lo 0) or a band
+// window's channel (row_window.h). Only the rows in [0, h) that those outputs read are read;
+// rows outside [0, h) are the zero padding. Every kernel gives the whole-plane call's bits for
+// each output row, whatever the range.
+using DepthwiseRowsFn = void (*)(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride,
+                                 int pad, float* out, int oy0, int oy1, int out_w, float bias, Activation act);
+// The kernel depthwise_conv runs for this shape and variant (as above): a vector one for 3x3
+// and 5x5 of stride 1 or 2, else the plain loop.
+DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant = nullptr);
+
 #if defined(__x86_64__) || defined(__i386__)
-// One channel of a 3x3 or 5x5 depthwise convolution, stride 1 or 2 (depthwise_x86.cpp).
-void depthwise_plane_avx2(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                            float* oplane, int out_h, int out_w, float bias, Activation act);
-void depthwise_plane_avx512(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                              float* oplane, int out_h, int out_w, float bias, Activation act);
+// 3x3 or 5x5, stride 1 or 2 (depthwise_x86.cpp).
+void depthwise_rows_avx2(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                         float* out, int oy0, int oy1, int out_w, float bias, Activation act);
+void depthwise_rows_avx512(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                           float* out, int oy0, int oy1, int out_w, float bias, Activation act);
 #endif
 
 #if defined(__ARM_NEON) || defined(__aarch64__)
-// One channel, 3x3 or 5x5, stride 1 or 2, over zero-padded row copies (depthwise_neon.cpp);
-// false (nothing written) for another shape or a row too wide for its stack buffers.
-bool depthwise_plane_neon(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                          float* oplane, int out_h, int out_w, float bias, Activation act);
+// 3x3 or 5x5, stride 1 or 2, over zero-padded row copies (depthwise_neon.cpp); false (nothing
+// written) for another shape or a row too wide for its stack buffers.
+bool depthwise_rows_neon(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                         float* out, int oy0, int oy1, int out_w, float bias, Activation act);
 #endif
 
 }  // namespace mdfi::kernels

@@ -1,4 +1,4 @@
-// NEON depthwise 3x3 and 5x5 convolution, stride 1 or 2, one channel plane at a time, over
+// NEON depthwise 3x3 and 5x5 convolution, stride 1 or 2, a range of one channel's rows at a time, over
 // zero-padded copies of the input rows, a strip of rows at a time: every output then runs the same
 // vector code (no scalar border columns, no bounds checks, no per-row bookkeeping), and the
 // shifted tap vectors come from registers (EXT, or LD2's even/odd lanes for stride 2)
@@ -10,12 +10,13 @@
 // which leaves such a sum unchanged), then + bias, then the activation. ARMv7 does a tap in one
 // VMLA by scalar (it rounds the product, then the sum); aarch64 needs FMUL then FADD, since its
 // only multiply-accumulate, FMLA, is fused (one rounding). FMLA would halve the taps'
-// instructions, but the band rows of a --max-mem schedule (conv_rows.cpp) compute with separate
-// roundings and must give the same bits as this whole-layer kernel.
+// instructions, but the reference test, the scalar loop (other kernel sizes, rows too wide for
+// the buffers) and the x86 kernels round separately, and mdfi's outputs agree across them.
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <utility>
 
@@ -157,8 +158,9 @@ inline void copy_row(float* dst, const float* src, int n) {
 constexpr int kBuf = 12288;  // floats of padded input rows on the stack (48 KiB)
 
 // The buffer holds `rows` padded rows of `ld` floats: input row iy0 + i in row i, its pixels at
-// [pad, pad + w), zeros around them (and whole zero rows above and below the image).
-inline void fill_rows(float* buf, size_t ld, int rows, const float* in, int h, int w, int pad, int iy0) {
+// [pad, pad + w), zeros around them (and whole zero rows above and below the image). Input row
+// iy lies at in + (iy - in_lo) * w.
+inline void fill_rows(float* buf, size_t ld, int rows, const float* in, int in_lo, int h, int w, int pad, int iy0) {
   for (int i = 0; i < rows; ++i) {
     float* r = buf + size_t(i) * ld;
     const int iy = iy0 + i;
@@ -167,27 +169,27 @@ inline void fill_rows(float* buf, size_t ld, int rows, const float* in, int h, i
       continue;
     }
     for (int j = 0; j < pad; ++j) r[j] = 0.f;
-    copy_row(r + pad, in + size_t(iy) * w, w);
+    copy_row(r + pad, in + ptrdiff_t(iy - in_lo) * w, w);
     for (size_t j = size_t(pad) + w; j < ld; ++j) r[j] = 0.f;
   }
 }
 
-// One plane in strips of output rows: a strip's input rows are copied padded, then every output
+// Output rows [oy0, oy1) in strips: a strip's input rows are copied padded, then every output
 // row runs the same vector code over them.
 template <int K, int S, Activation A>
-__attribute__((noinline)) void plane(const float* in, int h, int w, const float* wk, int pad, float* out, int out_h,
-                                     int out_w, float bias, int row_len, float* buf) {
+__attribute__((noinline)) void plane(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out,
+                                     int oy0, int oy1, int out_w, float bias, int row_len, float* buf) {
   using Rows = std::make_integer_sequence<int, K>;
   const float32x4_t bv = vdupq_n_f32(bias);
   const Filter<K> f(wk);
   const size_t ld = size_t(row_len);
   const int strip = std::max(1, ((kBuf / row_len) - K) / S + 1);  // output rows whose inputs fit
-  for (int oy0 = 0; oy0 < out_h; oy0 += strip) {
-    const int n = std::min(strip, out_h - oy0);
-    fill_rows(buf, ld, (n - 1) * S + K, in, h, w, pad, oy0 * S - pad);
+  for (int sy = oy0; sy < oy1; sy += strip) {
+    const int n = std::min(strip, oy1 - sy);
+    fill_rows(buf, ld, (n - 1) * S + K, in, in_lo, h, w, pad, sy * S - pad);
     for (int i = 0; i < n; ++i) {
       const float* r = buf + size_t(i) * S * ld;
-      float* orow = out + size_t(oy0 + i) * out_w;
+      float* orow = out + size_t(sy - oy0 + i) * out_w;
       int x = 0;
       for (; x + 8 <= out_w; x += 8) {
         float32x4_t a0, a1;
@@ -229,32 +231,34 @@ inline Activation fused_part(Activation act) {
 }
 
 template <int K, int S>
-void plane_act(const float* in, int h, int w, const float* wk, int pad, float* out, int out_h, int out_w, float bias,
-               Activation act, int row_len, float* buf) {
-  if (act == Activation::kRelu) plane<K, S, Activation::kRelu>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
+void plane_act(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out, int oy0, int oy1,
+               int out_w, float bias, Activation act, int row_len, float* buf) {
+  if (act == Activation::kRelu)
+    plane<K, S, Activation::kRelu>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
 #if defined(__aarch64__)
   else if (act == Activation::kLeaky)
-    plane<K, S, Activation::kLeaky>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
+    plane<K, S, Activation::kLeaky>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
 #endif
-  else plane<K, S, Activation::kLinear>(in, h, w, wk, pad, out, out_h, out_w, bias, row_len, buf);
+  else plane<K, S, Activation::kLinear>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
 }
 
 }  // namespace
 
-bool depthwise_plane_neon(const float* in, int h, int w, const float* wk, int ksize, int stride, int pad, float* out,
-                          int out_h, int out_w, float bias, Activation act) {
-  if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0 || out_h <= 0) return false;
+bool depthwise_rows_neon(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0) return false;
+  if (oy1 <= oy0) return true;
   // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the loads of
   // row1x8/row2x8 past the last output), and a strip holds at least one output row's inputs.
   const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + w);
   if (row_len * ksize > kBuf) return false;
   float buf[kBuf];
-  if (ksize == 3 && stride == 1) plane_act<3, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
-  else if (ksize == 3) plane_act<3, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
-  else if (stride == 1) plane_act<5, 1>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
-  else plane_act<5, 2>(in, h, w, wk, pad, out, out_h, out_w, bias, act, row_len, buf);
-  // Activations finish() does not apply run over the stored plane.
-  if (fused_part(act) != act) activate_array(out, size_t(out_h) * out_w, act);
+  if (ksize == 3 && stride == 1) plane_act<3, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
+  else if (ksize == 3) plane_act<3, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
+  else if (stride == 1) plane_act<5, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
+  else plane_act<5, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
+  // Activations finish() does not apply run over the stored rows.
+  if (fused_part(act) != act) activate_array(out, size_t(oy1 - oy0) * out_w, act);
   return true;
 }
 

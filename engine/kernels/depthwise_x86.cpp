@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -176,8 +177,8 @@ static inline void dw_rows_masked(const float* const* rows, const __m512* wv, co
 }
 
 template <int K, int S>
-static void dw_plane_masked(const float* plane, int h, int w, const float* wk, int pad, float* oplane, int out_h,
-                            int out_w, float bias, Activation act) {
+static void dw_plane_masked(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out, int oy0,
+                            int oy1, int out_w, float bias, Activation act) {
   constexpr int R = 4;
   const bool fused = act == Activation::kLinear || act == Activation::kRelu || act == Activation::kLeaky;
   const int chunks = (out_w + 15) / 16;
@@ -191,13 +192,13 @@ static void dw_plane_masked(const float* plane, int h, int w, const float* wk, i
   __m512 wv[K * K];
   for (int i = 0; i < K * K; ++i) wv[i] = _mm512_set1_ps(wk[i]);
   const float* rows[K + S * (R - 1)];
-  for (int oy = 0; oy < out_h;) {
-    const int n = out_h - oy >= R ? R : 1;
+  for (int oy = oy0; oy < oy1;) {
+    const int n = oy1 - oy >= R ? R : 1;
     for (int r = 0; r < K + S * (n - 1); ++r) {
       const int iy = oy * S + r - pad;
-      rows[r] = iy >= 0 && iy < h ? plane + size_t(iy) * w : nullptr;
+      rows[r] = iy >= 0 && iy < h ? in + ptrdiff_t(iy - in_lo) * w : nullptr;
     }
-    float* orow = oplane + size_t(oy) * out_w;
+    float* orow = out + size_t(oy - oy0) * out_w;
     if (n == R) dw_rows_masked<K, S, R>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
     else dw_rows_masked<K, S, 1>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
     if (!fused) activate_array(orow, size_t(n) * out_w, act);
@@ -205,15 +206,16 @@ static void dw_plane_masked(const float* plane, int h, int w, const float* wk, i
   }
 }
 
-static void dw_plane_best(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                          float* oplane, int out_h, int out_w, float bias, Activation act) {
-  if (out_w > kMaxChunks * 16) return dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+static void dw_plane_best(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                          float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  if (out_w > kMaxChunks * 16)
+    return dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
   if (ksize == 3) {
-    if (stride == 1) return dw_plane_masked<3, 1>(plane, h, w, wk, pad, oplane, out_h, out_w, bias, act);
-    return dw_plane_masked<3, 2>(plane, h, w, wk, pad, oplane, out_h, out_w, bias, act);
+    if (stride == 1) return dw_plane_masked<3, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
+    return dw_plane_masked<3, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
   }
-  if (stride == 1) return dw_plane_masked<5, 1>(plane, h, w, wk, pad, oplane, out_h, out_w, bias, act);
-  return dw_plane_masked<5, 2>(plane, h, w, wk, pad, oplane, out_h, out_w, bias, act);
+  if (stride == 1) return dw_plane_masked<5, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
+  return dw_plane_masked<5, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
 }
 
 }  // namespace dw_avx512
@@ -223,14 +225,14 @@ static void dw_plane_best(const float* plane, int h, int w, const float* wk, int
 #pragma GCC pop_options
 #endif
 
-void depthwise_plane_avx2(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                            float* oplane, int out_h, int out_w, float bias, Activation act) {
-  dw_avx2::dw_plane_any(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+void depthwise_rows_avx2(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  dw_avx2::dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
 }
 
-void depthwise_plane_avx512(const float* plane, int h, int w, const float* wk, int ksize, int stride, int pad,
-                              float* oplane, int out_h, int out_w, float bias, Activation act) {
-  dw_avx512::dw_plane_best(plane, h, w, wk, ksize, stride, pad, oplane, out_h, out_w, bias, act);
+void depthwise_rows_avx512(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
+                           float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+  dw_avx512::dw_plane_best(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
 }
 
 }  // namespace mdfi::kernels

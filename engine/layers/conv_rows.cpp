@@ -1,5 +1,6 @@
 #include "conv_rows.h"
 #include "../schedule.h"
+#include "../kernels/depthwise.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -306,36 +307,12 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
   const float* wdata = prepared ? prepared->weights.data() : own_w.data();
   const float* bdata = prepared ? prepared->bias.data() : own_bias.data();
   const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
-  const int k = l.size, s = l.stride, p = l.pad, ow = l.out.w, iw = in.w;
+  // The whole-layer path's kernel (depthwise_conv), over this step's rows of each channel.
+  const kernels::DepthwiseRowsFn rows = kernels::depthwise_rows_kernel(l.size, l.stride);
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < l.filters; ++c) {
-    const float* wk = wdata + size_t(c) * kk;
-    for (int oy = y0; oy < y1; ++oy) {
-      float* orow = out.row(c, oy);
-      std::fill(orow, orow + ow, 0.f);
-      for (int ky = 0; ky < k; ++ky) {
-        const int iy = oy * s + ky - p;
-        if (iy < 0 || iy >= in.h) continue;
-        const float* irow = in.row(c, iy);
-        for (int kx = 0; kx < k; ++kx) {
-          const float wv = wk[ky * k + kx];
-          const int lo = std::max(0, (p - kx + s - 1) / s);
-          const int hi = std::min(ow, (iw - 1 + p - kx) / s + 1);
-          const float* src = irow + kx - p;
-          if (s == 1)  // the common case, in a loop the compiler vectorises (same roundings)
-            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox];
-          else if (s == 2)  // a constant stride, which it vectorises too
-            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[2 * ox];
-          else
-            for (int ox = lo; ox < hi; ++ox) orow[ox] += wv * src[ox * s];
-        }
-      }
-      const float bv = bdata[c];
-      for (int ox = 0; ox < ow; ++ox) orow[ox] += bv;
-    }
-    // The channel's rows of this step lie one after another in the window: one call for them.
-    activate_array(out.row(c, y0), size_t(y1 - y0) * ow, l.activation);
-  }
+  for (int c = 0; c < l.filters; ++c)
+    rows(in.row(c, in.lo), in.lo, in.h, in.w, wdata + size_t(c) * kk, l.size, l.stride, l.pad, out.row(c, y0), y0, y1,
+         l.out.w, bdata[c], l.activation);
   return Status::Ok();
 }
 

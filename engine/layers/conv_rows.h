@@ -53,8 +53,8 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
 // All of `l`'s filters read, folded and packed as conv_rows packs them (depthwise: the folded taps).
 Status conv_rows_prepare(const ConvLayer& l, LayerIO& io, PreparedRows& out);
 
-// Output rows [y0, y1) of a depthwise `l` (kernels::depthwise_conv's taps, order and roundings:
-// per output, a zero, then (ky, kx) multiply-adds, then the bias and the activation).
+// Output rows [y0, y1) of a depthwise `l`, by the kernel the whole layer runs
+// (kernels::depthwise_rows_kernel), each channel's rows read where they lie in the window.
 Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
                       const PreparedRows* prepared = nullptr);
 

@@ -3,6 +3,7 @@
 // narrower than one vector), both strides, with and without padding, fused and unfused activations.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -69,6 +70,55 @@ TEST_CASE("3x3 and 5x5 depthwise vector kernels equal the direct sum bit for bit
             REQUIRE(first_bad == -1);
             ++checked;
           }
+  }
+  CHECK(checked > 0);
+}
+
+// The band rows of a --max-mem schedule call the kernels on a range of output rows, reading a
+// window of input rows (depthwise_rows in conv_rows.cpp): each range must give the whole plane's
+// bits, and no kernel may read a row of the image outside the window (those rows hold NaN here,
+// which any tap would carry into the sum). Widths below one vector and above AVX-512's 64
+// masked vectors (1100 and 2100 at stride 2), 3x3, 5x5 and 7x7 (the plain loop), strides 1 and 2.
+TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane bit for bit", "[layers]") {
+  int checked = 0;
+  for (const char* variant : {"avx512", "avx2", "neon", "scalar"}) {
+    if (!depthwise_variant_available(variant)) continue;
+    for (int k : {3, 5, 7})
+      for (int s : {1, 2})
+        for (int w : {1, 3, 7, 9, 16, 21, 40, 1100, 2100}) {
+          if (k == 7 && w > 40) continue;
+          const int p = k / 2, h = 5 + (w + k) % 7;  // 5..11 rows
+          const int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+          const uint32_t seed = uint32_t(w * 64 + k * 16 + s);
+          const std::vector<float> in = random_floats(size_t(h) * w, seed), wt = random_floats(size_t(k) * k, seed + 1);
+          const float bias = random_floats(1, seed + 2)[0];
+          const Activation act = w % 2 ? Activation::kLeaky : Activation::kRelu;
+          const DepthwiseRowsFn rows = depthwise_rows_kernel(k, s, variant);
+          std::vector<float> whole(size_t(oh) * ow);
+          rows(in.data(), 0, h, w, wt.data(), k, s, p, whole.data(), 0, oh, ow, bias, act);
+          {
+            INFO(variant << " k=" << k << " s=" << s << " w=" << w << " whole plane");
+            const std::vector<float> want = direct(in, 1, h, w, wt, k, s, p, oh, ow, {bias}, act);
+            REQUIRE(std::memcmp(whole.data(), want.data(), want.size() * sizeof(float)) == 0);
+          }
+          for (int oy0 = 0; oy0 < oh; ++oy0)
+            for (int n : {1, 2, 3, 5, 9}) {
+              const int oy1 = std::min(oh, oy0 + n);
+              if (n > 1 && oy1 - oy0 < n && oy0 > 0) continue;  // one clipped range per start is enough
+              // The window: exactly the image rows these outputs read, between NaN rows.
+              const int lo = std::max(0, oy0 * s - p), hi = std::min(h, (oy1 - 1) * s - p + k);
+              std::vector<float> win(size_t(hi - lo + 2) * w, std::nanf(""));
+              std::memcpy(win.data() + w, in.data() + size_t(lo) * w, size_t(hi - lo) * w * sizeof(float));
+              std::vector<float> out(size_t(oy1 - oy0) * ow + 32, 12345.f);
+              rows(win.data() + w, lo, h, w, wt.data(), k, s, p, out.data() + 16, oy0, oy1, ow, bias, act);
+              INFO(variant << " k=" << k << " s=" << s << " w=" << w << " h=" << h << " rows " << oy0 << ".." << oy1);
+              bool guards = true;
+              for (int g = 0; g < 16; ++g) guards = guards && out[size_t(g)] == 12345.f && out[out.size() - 1 - size_t(g)] == 12345.f;
+              REQUIRE(guards);
+              REQUIRE(std::memcmp(out.data() + 16, whole.data() + size_t(oy0) * ow, (out.size() - 32) * sizeof(float)) == 0);
+              ++checked;
+            }
+        }
   }
   CHECK(checked > 0);
 }
