@@ -125,14 +125,14 @@ void MatrixB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
     float* panel = dst + size_t(p) * kc;
     if (cols == 12 && nr == 12) {  // NEON's whole panels: a fixed-size copy, not a memcpy call per row
       for (int r = 0; r < kc; ++r) {
-        const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
+        const float* src = b_ + size_t(k0 + r) * ld_ + n0 + p;
         float* d = panel + size_t(r) * 12;
         std::memcpy(d, src, 12 * sizeof(float));  // constant size: inlined as three vector moves
       }
       continue;
     }
     for (int r = 0; r < kc; ++r) {
-      const float* src = b_ + size_t(k0 + r) * N_ + n0 + p;
+      const float* src = b_ + size_t(k0 + r) * ld_ + n0 + p;
       float* d = panel + size_t(r) * nr;
       std::memcpy(d, src, size_t(std::max(cols, 0)) * sizeof(float));
       for (int j = std::max(cols, 0); j < nr; ++j) d[j] = 0.f;

@@ -41,19 +41,20 @@ class BSource {
   }
 };
 
-// Rows of a plain row-major K x N matrix (1x1 stride-1 convolutions read their input this way).
+// Rows of a plain row-major K x N matrix, rows `ld` floats apart (default N): 1x1 stride-1
+// convolutions read their input this way, a band's rows from a window (ld: a window channel).
 class MatrixB : public BSource {
  public:
-  MatrixB(const float* b, int K, int N) : b_(b), K_(K), N_(N) {}
+  MatrixB(const float* b, int K, int N, int ld = 0) : b_(b), K_(K), N_(N), ld_(ld > 0 ? ld : N) {}
   void pack(int k0, int kc, int n0, int nc, int nr, float* dst) const override;
   const float* rows(int k0, int* ldb) const override {
-    *ldb = N_;
-    return b_ + size_t(k0) * N_;
+    *ldb = ld_;
+    return b_ + size_t(k0) * ld_;
   }
 
  private:
   const float* b_;
-  int K_, N_;
+  int K_, N_, ld_;
 };
 
 // The im2col matrix of one image (channels x height x width), generated block by block.

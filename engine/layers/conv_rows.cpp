@@ -272,12 +272,14 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
   if (!ws.ok()) return ws.status();
 
   const bool whole = in.is_whole() && out.is_whole() && y0 == 0 && y1 == l.out.h;
-  const kernels::MatrixB direct(in.data, K, N);
+  // A 1x1 stride-1 conv's B row c is channel c's rows from y0, consecutive in the window: read
+  // in place as the whole layer reads its input (sgemm's strided kernel), not packed.
+  const kernels::MatrixB direct(in.row(0, y0), K, N, in.cap * in.w);
   const kernels::Im2colB im2col(in.data, l.in.c, l.in.h, l.in.w, l.size, l.stride, l.pad);
   const WindowIm2colB window(in, l.size, l.stride, l.pad, l.out.w, y0, y1 - y0);
   const GatherIm2colB gather(in, l.size, l.stride, l.pad, l.out.w, y0, y1 - y0);
   const bool gathers = GatherIm2colB::suits(l.size, l.out.w, kernels::active_kernel().nr);
-  const kernels::BSource& b = whole && l.direct_1x1() ? static_cast<const kernels::BSource&>(direct)
+  const kernels::BSource& b = l.direct_1x1()          ? static_cast<const kernels::BSource&>(direct)
                               : gathers               ? static_cast<const kernels::BSource&>(gather)
                               : !whole                ? static_cast<const kernels::BSource&>(window)
                                                       : static_cast<const kernels::BSource&>(im2col);

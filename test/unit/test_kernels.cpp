@@ -136,6 +136,16 @@ TEST_CASE("fused bias+activation in the finishing kernels is bit-identical to th
           kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(B.data(), K, N), copied.data(), N, bp, act, 2,
                                 ws.data(), &packed_b);
           CHECK(std::memcmp(fused.data(), copied.data(), fused.size() * sizeof(float)) == 0);
+          // B's rows further apart than N (a band's rows of a window's channels), in place and packed.
+          const int ld = N + 19;
+          std::vector<float> spread(size_t(K) * ld, std::nanf(""));
+          for (int r = 0; r < K; ++r) std::memcpy(&spread[size_t(r) * ld], &B[size_t(r) * N], size_t(N) * sizeof(float));
+          for (const kernels::KernelInfo* kk : {k, static_cast<const kernels::KernelInfo*>(&packed_b)}) {
+            std::vector<float> apart(size_t(M) * N);
+            kernels::sgemm_packed(M, N, K, packed.data(), kernels::MatrixB(spread.data(), K, N, ld), apart.data(), N, bp,
+                                  act, 2, ws.data(), kk);
+            CHECK(std::memcmp(fused.data(), apart.data(), fused.size() * sizeof(float)) == 0);
+          }
         }
       }
   }
