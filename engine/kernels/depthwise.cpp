@@ -137,12 +137,17 @@ DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant
 void depthwise_conv(const float* in, int channels, int h, int w, const float* weights, int ksize, int stride, int pad,
                     float* out, int out_h, int out_w, const float* bias, Activation act, int threads,
                     const char* variant) {
-  (void)threads;
   const DepthwiseRowsFn rows = depthwise_rows_kernel(ksize, stride, variant);
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < channels; ++c)
+  auto channel = [&](int c) {
     rows(in + size_t(c) * h * w, 0, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
          out + size_t(c) * out_h * out_w, 0, out_h, out_w, bias ? bias[c] : 0.f, act);
+  };
+  if (threads <= 1) {  // no OpenMP region: even one thread's costs microseconds
+    for (int c = 0; c < channels; ++c) channel(c);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < channels; ++c) channel(c);
 }
 
 }  // namespace mdfi::kernels

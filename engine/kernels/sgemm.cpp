@@ -267,8 +267,10 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const bool fused = kern.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
   const TileAct tile_act = act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu
                                                                                                    : TileAct::kLinear;
-#pragma omp parallel num_threads(threads)
-  {
+  // One thread runs the body here: an OpenMP region, even of one thread, costs 1.5-2 us, which
+  // the thousands of GEMMs of a --max-mem schedule's bands pay each (outside a region,
+  // omp_get_thread_num() is 0 and omp_get_num_threads() 1).
+  auto run = [&] {
 #if defined(_OPENMP)
     const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
 #else
@@ -344,7 +346,13 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
       for (int k0 = 0; k0 < K; k0 += kKC)
         for (int n0 = 0; n0 < N; n0 += ncb) block(n0, std::min(ncb, N - n0), k0);
     }
+  };
+  if (threads == 1) {
+    run();
+    return;
   }
+#pragma omp parallel num_threads(threads)
+  run();
 }
 
 }  // namespace mdfi::kernels

@@ -169,33 +169,47 @@ Status fold_bias(const ConvLayer& l, LayerIO& io, Buffer& bias, std::vector<floa
 }
 
 // Reads filters [m0, m0 + rb) and packs them into `packed` (panels of kMR), `rows` holding pt
-// panels' raw rows.
+// panels' raw rows. As forward_small_streamed: each thread reads its panels' raw rows with one
+// pread straight into `packed` (a panel's packed rows occupy exactly the floats its raw rows
+// did), then copies each panel out to its row buffer and packs it back in place. One system call
+// per thread instead of one per panel: on a VM a pread costs microseconds, and the layers a
+// schedule holds are prepared on every run.
 Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& factor, int m0, int rb, int pt,
                     float* rows, float* packed) {
-  const int M = l.filters, K = l.in.c * l.size * l.size;
+  const int K = l.in.c * l.size * l.size;
   const size_t wbase = size_t(l.filters) * (l.batch_normalize ? 4 : 1);
   const int panels = (rb + kernels::kMR - 1) / kernels::kMR;
   // A small block is packed by this thread alone: a parallel region per block costs more than
   // its packing on a busy machine.
   const int pack = panels >= 4 * pt ? pt : 1;
-  std::vector<Status> errors(size_t(pt), Status::Ok());
-#pragma omp parallel for num_threads(pack) schedule(static) if (pack > 1)
-  for (int t = 0; t < panels; ++t) {
-#if defined(_OPENMP)
-    const int tid = omp_get_thread_num();
-#else
-    const int tid = 0;
-#endif
-    if (!errors[size_t(tid)].ok()) continue;
-    const int f0 = m0 + t * kernels::kMR, r = std::min(kernels::kMR, M - f0);
-    float* own = rows + size_t(tid) * kernels::kMR * K;
-    Status st = io.params->read(wbase + size_t(f0) * K, own, size_t(r) * K);
+  std::vector<Status> errors(size_t(pack), Status::Ok());
+  auto pack_range = [&](int tid, int t_begin, int t_end) {
+    if (t_begin >= t_end) return;
+    const int f_begin = t_begin * kernels::kMR, f_end = std::min(rb, t_end * kernels::kMR);
+    Status st = io.params->read(wbase + size_t(m0 + f_begin) * K, packed + size_t(f_begin) * K, size_t(f_end - f_begin) * K);
     if (!st.ok()) {
       errors[size_t(tid)] = std::move(st);
-      continue;
+      return;
     }
-    kernels::pack_a_panel(r, K, own, K, packed + size_t(t) * kernels::kMR * K,
-                          l.batch_normalize ? factor.data() + f0 : nullptr);
+    float* own = rows + size_t(tid) * kernels::kMR * K;
+    for (int t = t_begin; t < t_end; ++t) {
+      const int f0 = t * kernels::kMR, r = std::min(kernels::kMR, rb - f0);
+      std::memcpy(own, packed + size_t(f0) * K, size_t(r) * K * sizeof(float));
+      kernels::pack_a_panel(r, K, own, K, packed + size_t(f0) * K, l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
+    }
+  };
+  if (pack == 1) {
+    pack_range(0, 0, panels);
+  } else {
+#pragma omp parallel num_threads(pack)
+    {
+#if defined(_OPENMP)
+      const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+      const int tid = 0, nt = 1;
+#endif
+      pack_range(tid, int(int64_t(panels) * tid / nt), int(int64_t(panels) * (tid + 1) / nt));
+    }
   }
   for (Status& st : errors)
     if (!st.ok()) return st;
@@ -311,10 +325,16 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
   const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
   // The whole-layer path's kernel (depthwise_conv), over this step's rows of each channel.
   const kernels::DepthwiseRowsFn rows = kernels::depthwise_rows_kernel(l.size, l.stride);
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < l.filters; ++c)
+  auto channel = [&](int c) {
     rows(in.row(c, in.lo), in.lo, in.h, in.w, wdata + size_t(c) * kk, l.size, l.stride, l.pad, out.row(c, y0), y0, y1,
          l.out.w, bdata[c], l.activation);
+  };
+  if (threads == 1) {  // no OpenMP region for one thread: each costs microseconds, every band step
+    for (int c = 0; c < l.filters; ++c) channel(c);
+    return Status::Ok();
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int c = 0; c < l.filters; ++c) channel(c);
   return Status::Ok();
 }
 
