@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <cstdio>
 
 #include "../kernels/maxpool2x2.h"
@@ -58,6 +59,46 @@ std::string MaxPoolLayer::detail() const {
   return buf;
 }
 
+// Stride 1, windows of 3 or more (the SPP blocks of Yolo-Fastest and YOLOv3-SPP): a window's
+// maximum is the maximum of its rows' maxima, so each input row's sliding maxima are taken once
+// (size compares per output instead of size * size). Each pass keeps the first of equal values
+// and never lets a NaN win, in row-major order, so the result is the direct loop's, bit for
+// bit. Output rows [y0, y1) of one channel, row i at out + (i - y0) * out_w; row(y) is input
+// row y; `hm` holds the row maxima (kSeparableFloats, when separable_fits), on the stack: small
+// maps and bands only, no heap.
+constexpr int kSeparableFloats = 4096;
+
+template <class Row>
+static void pool_separable(Row row, int in_h, int in_w, int size, int off, float* out, int out_w, int y0, int y1,
+                           float* hm) {
+  const int first = std::max(0, off + y0), last = std::min(in_h, off + y1 - 1 + size);  // input rows read
+  for (int y = first; y < last; ++y) {
+    float* h = hm + size_t(y - first) * out_w;
+    std::fill(h, h + out_w, -FLT_MAX);
+    for (int m = 0; m < size; ++m) {
+      const int j0 = std::max(0, -off - m), j1 = std::min(out_w, in_w - off - m);
+      const float* src = row(y) + off + m;
+      for (int j = j0; j < j1; ++j) h[j] = src[j] > h[j] ? src[j] : h[j];
+    }
+  }
+  for (int i = y0; i < y1; ++i) {
+    float* dst = out + size_t(i - y0) * out_w;
+    std::fill(dst, dst + out_w, -FLT_MAX);
+    for (int n = 0; n < size; ++n) {
+      const int y = off + i + n;
+      if (y < first || y >= last) continue;
+      const float* h = hm + size_t(y - first) * out_w;
+      for (int j = 0; j < out_w; ++j) dst[j] = h[j] > dst[j] ? h[j] : dst[j];
+    }
+  }
+}
+
+// Whether pool_separable's row maxima for output rows [y0, y1) fit its stack buffer.
+static bool separable_fits(int in_h, int size, int off, int out_w, int y0, int y1) {
+  const int first = std::max(0, off + y0), last = std::min(in_h, off + y1 - 1 + size);
+  return int64_t(std::max(0, last - first)) * out_w <= kSeparableFloats;
+}
+
 Status MaxPoolLayer::forward(LayerIO& io) const {
   const float* x = io.inputs[0];
   if (depth) {
@@ -76,36 +117,13 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   // bounds checks; the comparisons and their order are the same either way (NaN never wins,
   // the first of equal values stays), so both paths give Darknet's result.
   const bool pool2x2 = size == 2 && stride == 2 && io.fast();
-  // Stride 1, windows of 3 or more (the SPP blocks of Yolo-Fastest and YOLOv3-SPP): a window's
-  // maximum is the maximum of its rows' maxima, so each input row's sliding maxima are taken once
-  // (size compares per output instead of size * size). Each pass keeps the first of equal values
-  // and never lets a NaN win, in row-major order, so the result is the direct loop's, bit for
-  // bit. The row maxima of one channel live on the stack: small maps only, no heap.
-  constexpr int kSeparableFloats = 4096;
-  if (io.fast() && stride == 1 && size >= 3 && in.h * out.w <= kSeparableFloats) {
+  if (io.fast() && stride == 1 && size >= 3 && separable_fits(in.h, size, off, out.w, 0, out.h)) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int k = 0; k < out.c; ++k) {
       float hm[kSeparableFloats];  // [input row][output column]
       const float* plane = x + size_t(k) * in.h * in.w;
-      for (int y = 0; y < in.h; ++y) {
-        float* h = hm + size_t(y) * out.w;
-        std::fill(h, h + out.w, -FLT_MAX);
-        for (int m = 0; m < size; ++m) {
-          const int j0 = std::max(0, -off - m), j1 = std::min(out.w, in.w - off - m);
-          const float* src = plane + size_t(y) * in.w + off + m;
-          for (int j = j0; j < j1; ++j) h[j] = src[j] > h[j] ? src[j] : h[j];
-        }
-      }
-      for (int i = 0; i < out.h; ++i) {
-        float* dst = io.output + (size_t(k) * out.h + i) * out.w;
-        std::fill(dst, dst + out.w, -FLT_MAX);
-        for (int n = 0; n < size; ++n) {
-          const int y = off + i + n;
-          if (y < 0 || y >= in.h) continue;
-          const float* h = hm + size_t(y) * out.w;
-          for (int j = 0; j < out.w; ++j) dst[j] = h[j] > dst[j] ? h[j] : dst[j];
-        }
-      }
+      pool_separable([&](int y) { return plane + size_t(y) * in.w; }, in.h, in.w, size, off,
+                     io.output + size_t(k) * out.h * out.w, out.w, 0, out.h, hm);
     }
     return Status::Ok();
   }
@@ -168,8 +186,8 @@ void MaxPoolLayer::describe_schedule(SchedNode& n) const {
   n.pad_top = padding / 2;
 }
 
-// Rows [y0, y1) with forward's window, bounds and comparison order (the fast 2x2 kernel takes
-// the same maximum).
+// Rows [y0, y1) with forward's window, bounds and comparison order (the fast 2x2 kernel and the
+// separable stride-1 pool take the same maximum).
 Status MaxPoolLayer::forward_rows(RowStep& step) const {
   const RowWindow& in = step.inputs[0];
   const RowWindow& out = step.out;
@@ -177,6 +195,20 @@ Status MaxPoolLayer::forward_rows(RowStep& step) const {
   const int threads = std::max(1, step.io.exec ? step.io.exec->threads : 1);
 
   const int off = -padding / 2;
+  if (stride == 1 && size >= 3 && separable_fits(in.h, size, off, out.w, y0, y1)) {  // as forward
+    auto channel = [&](int k) {
+      float hm[kSeparableFloats];
+      pool_separable([&](int y) { return static_cast<const float*>(in.row(k, y)); }, in.h, in.w, size, off,
+                     out.row(k, y0), out.w, y0, y1, hm);
+    };
+    if (threads == 1) {  // a band step: no OpenMP region (one costs microseconds)
+      for (int k = 0; k < out.c; ++k) channel(k);
+      return Status::Ok();
+    }
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int k = 0; k < out.c; ++k) channel(k);
+    return Status::Ok();
+  }
   const bool pool2x2 = size == 2 && stride == 2;  // rows are only run on the optimised path
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int k = 0; k < out.c; ++k)

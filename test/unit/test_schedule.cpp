@@ -378,3 +378,64 @@ TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whol
     CHECK(kept > 0);
   }
 }
+
+TEST_CASE("schedule: bands through an SPP block (stride-1 pools of 5 and 9) and a 5x5 depthwise conv are bit-identical", "[plan]") {
+  // The band rows of a stride-1 pool take forward's separable maxima over a window's rows; the
+  // depthwise rows run forward's vector kernel over a window (conv_rows.cpp). Bands of 1 row
+  // read the fewest rows; 7 rows cross the map's bottom edge within a band.
+  const std::string cfg = R"([net]
+width=23
+height=19
+channels=3
+[convolutional]
+filters=8
+size=3
+stride=1
+pad=1
+activation=leaky
+[maxpool]
+size=5
+stride=1
+[route]
+layers=-2
+[maxpool]
+size=9
+stride=1
+[route]
+layers=-1,-3,-4
+[convolutional]
+batch_normalize=1
+filters=6
+size=1
+stride=1
+pad=1
+activation=leaky
+[convolutional]
+filters=6
+groups=6
+size=5
+stride=1
+pad=1
+activation=leaky
+)";
+  const std::string path = std::string(MDFI_TEST_TMP) + "/sched_spp.cfg";
+  std::ofstream(path, std::ios::binary) << cfg;
+  auto net = load_network_cfg(path, BuildOptions{});
+  REQUIRE(net.ok());
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_spp.weights";
+  REQUIRE(generate_weights(*net, wpath, 5).ok());
+  const std::vector<SchedNode> nodes = sched_nodes_for(*net);
+  REQUIRE(valid_group(nodes, 0, 6));
+  const RunResult base = run_with(*net, make_plan(*net), wpath, nullptr, 3);
+  for (int threads : {1, 2})
+    for (int rows : {1, 2, 3, 7}) {
+      Schedule s;
+      s.block.assign(nodes.size(), 0);
+      s.groups.push_back({0, 6, rows, true, {}});
+      const Plan plan = plan_schedule(net->input_shape().bytes(), nodes, s);
+      const RunResult r = run_with(*net, plan, wpath, &s, 3, threads);
+      INFO("bands of " << rows << " rows, " << threads << " threads");
+      CHECK(same_bits(r.outputs[6], base.outputs[6]));
+    }
+}
