@@ -297,6 +297,18 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
                               : gathers               ? static_cast<const kernels::BSource&>(gather)
                               : !whole                ? static_cast<const kernels::BSource&>(window)
                                                       : static_cast<const kernels::BSource&>(im2col);
+  // A band's few columns (a 40-wide map in 1-row bands: 40) rarely fill whole panels: a last
+  // panel of up to 8 columns goes through the 8-wide AVX2 kernel rather than a 32- or 24-wide
+  // one mostly computing padding. The x86 FMA kernels give the same bits whatever their width
+  // (test_kernels.cpp), so this changes no result; other kernels keep their panels.
+  const kernels::KernelInfo& wide = kernels::active_kernel();
+  const kernels::KernelInfo* narrow = std::strcmp(wide.name, "avx512") == 0 || std::strcmp(wide.name, "avx2") == 0
+                                          ? kernels::find_kernel("avx2-8")
+                                          : nullptr;
+  auto narrow_tail = [&](int nc) {
+    const int t = nc % wide.nr;
+    return t <= narrow->nr ? t : 0;
+  };
   const int ldc = out.cap * out.w;  // between output channels
   float* C = out.data + size_t(y0 - out.lo) * out.w;
   const float* bias_data = prepared ? prepared->bias.data() : bias.data();
@@ -306,9 +318,16 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
     if (!prepared) MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, m0, rb, pt, rows.data(), packed.data()));
     for (int n0 = 0; n0 < N; n0 += chunk) {
       const int nc = std::min(chunk, N - n0);
+      const int tail = narrow ? narrow_tail(nc) : 0;
       const ColumnsOf part(b, n0);
-      kernels::sgemm_packed(rb, nc, K, a, part, C + size_t(m0) * ldc + n0, ldc, bias_data + m0, l.activation, threads,
-                            ws->data());
+      if (nc > tail)
+        kernels::sgemm_packed(rb, nc - tail, K, a, part, C + size_t(m0) * ldc + n0, ldc, bias_data + m0, l.activation,
+                              threads, ws->data());
+      if (tail) {
+        const ColumnsOf rest(b, n0 + nc - tail);
+        kernels::sgemm_packed(rb, tail, K, a, rest, C + size_t(m0) * ldc + n0 + nc - tail, ldc, bias_data + m0,
+                              l.activation, threads, ws->data(), narrow);
+      }
     }
   }
   return Status::Ok();
