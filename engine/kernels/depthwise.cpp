@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "cpu_features.h"
 
@@ -79,36 +84,42 @@ struct V4 {
 }  // namespace dw_neon
 
 // The padded-row kernel (depthwise_neon.cpp); this file's for rows too wide for its buffers.
-static void dw_rows_neon(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
-  if (!depthwise_rows_neon(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act))
-    dw_neon::dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
+static void dw_rows_neon(const DepthwiseRows& g, int c0, int c1) {
+  if (depthwise_rows_neon(g, c0, c1)) return;
+  for (int ch = c0; ch < c1; ++ch)
+    dw_neon::dw_plane_any(g.in + ch * g.in_channel, g.in_lo, g.h, g.w, g.weights + size_t(ch) * g.ksize * g.ksize,
+                          g.ksize, g.stride, g.pad, g.out + ch * g.out_channel, g.oy0, g.oy1, g.out_w,
+                          g.bias ? g.bias[ch] : 0.f, g.act);
 }
 #endif
 
 // Any kernel size and stride: per output row, a zero row, then each tap's multiply-add over the
 // columns it reaches, then the bias and the activation.
-static void dw_rows_scalar(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                           float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
-  for (int oy = oy0; oy < oy1; ++oy) {
-    float* orow = out + size_t(oy - oy0) * out_w;
-    std::fill(orow, orow + out_w, 0.f);
-    for (int ky = 0; ky < ksize; ++ky) {
-      const int iy = oy * stride + ky - pad;
-      if (iy < 0 || iy >= h) continue;
-      const float* irow = in + ptrdiff_t(iy - in_lo) * w;
-      for (int kx = 0; kx < ksize; ++kx) {
-        const float wv = wk[ky * ksize + kx];
-        // Valid output columns: 0 <= ox*stride + kx - pad < w.
-        int lo = std::max(0, (pad - kx + stride - 1) / stride);
-        // (A negative numerator means no column: C++ division would round it up to 0.)
-        const int span = w - 1 + pad - kx;
-        int hi = span < 0 ? 0 : std::min(out_w, span / stride + 1);
-        row_madd(orow, irow + kx - pad, wv, lo, hi, stride);
+static void dw_rows_scalar(const DepthwiseRows& g, int c0, int c1) {
+  const int ksize = g.ksize, stride = g.stride, pad = g.pad, w = g.w, out_w = g.out_w;
+  for (int ch = c0; ch < c1; ++ch) {
+    const float* wk = g.weights + size_t(ch) * ksize * ksize;
+    const float bias = g.bias ? g.bias[ch] : 0.f;
+    for (int oy = g.oy0; oy < g.oy1; ++oy) {
+      float* orow = g.out + ch * g.out_channel + size_t(oy - g.oy0) * out_w;
+      std::fill(orow, orow + out_w, 0.f);
+      for (int ky = 0; ky < ksize; ++ky) {
+        const int iy = oy * stride + ky - pad;
+        if (iy < 0 || iy >= g.h) continue;
+        const float* irow = g.in + ch * g.in_channel + ptrdiff_t(iy - g.in_lo) * w;
+        for (int kx = 0; kx < ksize; ++kx) {
+          const float wv = wk[ky * ksize + kx];
+          // Valid output columns: 0 <= ox*stride + kx - pad < w.
+          int lo = std::max(0, (pad - kx + stride - 1) / stride);
+          // (A negative numerator means no column: C++ division would round it up to 0.)
+          const int span = w - 1 + pad - kx;
+          int hi = span < 0 ? 0 : std::min(out_w, span / stride + 1);
+          row_madd(orow, irow + kx - pad, wv, lo, hi, stride);
+        }
       }
+      for (int ox = 0; ox < out_w; ++ox) orow[ox] += bias;
+      activate_array(orow, size_t(out_w), g.act);
     }
-    for (int ox = 0; ox < out_w; ++ox) orow[ox] += bias;
-    activate_array(orow, size_t(out_w), act);
   }
 }
 
@@ -137,17 +148,29 @@ DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant
 void depthwise_conv(const float* in, int channels, int h, int w, const float* weights, int ksize, int stride, int pad,
                     float* out, int out_h, int out_w, const float* bias, Activation act, int threads,
                     const char* variant) {
-  const DepthwiseRowsFn rows = depthwise_rows_kernel(ksize, stride, variant);
-  auto channel = [&](int c) {
-    rows(in + size_t(c) * h * w, 0, h, w, weights + size_t(c) * ksize * ksize, ksize, stride, pad,
-         out + size_t(c) * out_h * out_w, 0, out_h, out_w, bias ? bias[c] : 0.f, act);
-  };
-  if (threads <= 1) {  // no OpenMP region: even one thread's costs microseconds
-    for (int c = 0; c < channels; ++c) channel(c);
+  DepthwiseRows g;
+  g.in = in, g.in_channel = size_t(h) * w, g.h = h, g.w = w;
+  g.out = out, g.out_channel = size_t(out_h) * out_w, g.oy1 = out_h, g.out_w = out_w;
+  g.ksize = ksize, g.stride = stride, g.pad = pad, g.weights = weights, g.bias = bias, g.act = act;
+  depthwise_channels(depthwise_rows_kernel(ksize, stride, variant), g, channels, threads);
+}
+
+void depthwise_channels(DepthwiseRowsFn rows, const DepthwiseRows& g, int channels, int threads) {
+  if (threads <= 1 || channels <= 1) {  // no OpenMP region: even one thread's costs microseconds
+    rows(g, 0, channels);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < channels; ++c) channel(c);
+  // Each thread one contiguous range of channels, one call (as schedule(static) would split them).
+#pragma omp parallel num_threads(threads)
+  {
+#if defined(_OPENMP)
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+    const int tid = 0, nt = 1;
+#endif
+    const int c0 = int(int64_t(channels) * tid / nt), c1 = int(int64_t(channels) * (tid + 1) / nt);
+    if (c0 < c1) rows(g, c0, c1);
+  }
 }
 
 }  // namespace mdfi::kernels

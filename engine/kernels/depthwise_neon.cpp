@@ -244,21 +244,28 @@ void plane_act(const float* in, int in_lo, int h, int w, const float* wk, int pa
 
 }  // namespace
 
-bool depthwise_rows_neon(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
+bool depthwise_rows_neon(const DepthwiseRows& g, int c0, int c1) {
+  const int ksize = g.ksize, stride = g.stride, pad = g.pad, out_w = g.out_w;
   if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0) return false;
-  if (oy1 <= oy0) return true;
+  if (g.oy1 <= g.oy0) return true;
   // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the loads of
   // row1x8/row2x8 past the last output), and a strip holds at least one output row's inputs.
-  const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + w);
+  const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + g.w);
   if (row_len * ksize > kBuf) return false;
   float buf[kBuf];
-  if (ksize == 3 && stride == 1) plane_act<3, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
-  else if (ksize == 3) plane_act<3, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
-  else if (stride == 1) plane_act<5, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
-  else plane_act<5, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act, row_len, buf);
-  // Activations finish() does not apply run over the stored rows.
-  if (fused_part(act) != act) activate_array(out, size_t(oy1 - oy0) * out_w, act);
+  for (int ch = c0; ch < c1; ++ch) {
+    const float* in = g.in + ch * g.in_channel;
+    float* out = g.out + ch * g.out_channel;
+    const float* wk = g.weights + size_t(ch) * ksize * ksize;
+    const float bias = g.bias ? g.bias[ch] : 0.f;
+    const int lo = g.in_lo, h = g.h, w = g.w, oy0 = g.oy0, oy1 = g.oy1;
+    if (ksize == 3 && stride == 1) plane_act<3, 1>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
+    else if (ksize == 3) plane_act<3, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
+    else if (stride == 1) plane_act<5, 1>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
+    else plane_act<5, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
+    // Activations finish() does not apply run over the stored rows.
+    if (fused_part(g.act) != g.act) activate_array(out, size_t(oy1 - oy0) * out_w, g.act);
+  }
   return true;
 }
 

@@ -176,10 +176,12 @@ static inline void dw_rows_masked(const float* const* rows, const __m512* wv, co
   }
 }
 
+// Channels [c0, c1): the load masks are worked out once for all of them.
 template <int K, int S>
-static void dw_plane_masked(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out, int oy0,
-                            int oy1, int out_w, float bias, Activation act) {
+static void dw_plane_masked(const DepthwiseRows& g, int c0, int c1) {
   constexpr int R = 4;
+  const int h = g.h, w = g.w, pad = g.pad, out_w = g.out_w, oy0 = g.oy0, oy1 = g.oy1;
+  const Activation act = g.act;
   const bool fused = act == Activation::kLinear || act == Activation::kRelu || act == Activation::kLeaky;
   const int chunks = (out_w + 15) / 16;
   // Per chunk and kx: which of the (16 * S) input positions the loads may read.
@@ -189,33 +191,42 @@ static void dw_plane_masked(const float* in, int in_lo, int h, int w, const floa
       const int base = c * 16 * S + kx - pad;  // input column of the chunk's first position
       masks[c][kx] = lane_range(-base, w - base);
     }
-  __m512 wv[K * K];
-  for (int i = 0; i < K * K; ++i) wv[i] = _mm512_set1_ps(wk[i]);
-  const float* rows[K + S * (R - 1)];
-  for (int oy = oy0; oy < oy1;) {
-    const int n = oy1 - oy >= R ? R : 1;
-    for (int r = 0; r < K + S * (n - 1); ++r) {
-      const int iy = oy * S + r - pad;
-      rows[r] = iy >= 0 && iy < h ? in + ptrdiff_t(iy - in_lo) * w : nullptr;
+  for (int ch = c0; ch < c1; ++ch) {
+    const float* in = g.in + ch * g.in_channel;
+    float* out = g.out + ch * g.out_channel;
+    const float* wk = g.weights + size_t(ch) * K * K;
+    const float bias = g.bias ? g.bias[ch] : 0.f;
+    __m512 wv[K * K];
+    for (int i = 0; i < K * K; ++i) wv[i] = _mm512_set1_ps(wk[i]);
+    const float* rows[K + S * (R - 1)];
+    for (int oy = oy0; oy < oy1;) {
+      const int n = oy1 - oy >= R ? R : 1;
+      for (int r = 0; r < K + S * (n - 1); ++r) {
+        const int iy = oy * S + r - pad;
+        rows[r] = iy >= 0 && iy < h ? in + ptrdiff_t(iy - g.in_lo) * w : nullptr;
+      }
+      float* orow = out + size_t(oy - oy0) * out_w;
+      if (n == R) dw_rows_masked<K, S, R>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
+      else dw_rows_masked<K, S, 1>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
+      if (!fused) activate_array(orow, size_t(n) * out_w, act);
+      oy += n;
     }
-    float* orow = out + size_t(oy - oy0) * out_w;
-    if (n == R) dw_rows_masked<K, S, R>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
-    else dw_rows_masked<K, S, 1>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
-    if (!fused) activate_array(orow, size_t(n) * out_w, act);
-    oy += n;
   }
 }
 
-static void dw_plane_best(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                          float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
-  if (out_w > kMaxChunks * 16)
-    return dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
-  if (ksize == 3) {
-    if (stride == 1) return dw_plane_masked<3, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
-    return dw_plane_masked<3, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
+static void dw_plane_best(const DepthwiseRows& g, int c0, int c1) {
+  if (g.out_w > kMaxChunks * 16) {
+    for (int ch = c0; ch < c1; ++ch)
+      dw_plane_any(g.in + ch * g.in_channel, g.in_lo, g.h, g.w, g.weights + size_t(ch) * g.ksize * g.ksize, g.ksize,
+                   g.stride, g.pad, g.out + ch * g.out_channel, g.oy0, g.oy1, g.out_w, g.bias ? g.bias[ch] : 0.f, g.act);
+    return;
   }
-  if (stride == 1) return dw_plane_masked<5, 1>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
-  return dw_plane_masked<5, 2>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, act);
+  if (g.ksize == 3) {
+    if (g.stride == 1) return dw_plane_masked<3, 1>(g, c0, c1);
+    return dw_plane_masked<3, 2>(g, c0, c1);
+  }
+  if (g.stride == 1) return dw_plane_masked<5, 1>(g, c0, c1);
+  return dw_plane_masked<5, 2>(g, c0, c1);
 }
 
 }  // namespace dw_avx512
@@ -225,15 +236,14 @@ static void dw_plane_best(const float* in, int in_lo, int h, int w, const float*
 #pragma GCC pop_options
 #endif
 
-void depthwise_rows_avx2(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                         float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
-  dw_avx2::dw_plane_any(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
+void depthwise_rows_avx2(const DepthwiseRows& g, int c0, int c1) {
+  for (int ch = c0; ch < c1; ++ch)
+    dw_avx2::dw_plane_any(g.in + ch * g.in_channel, g.in_lo, g.h, g.w, g.weights + size_t(ch) * g.ksize * g.ksize,
+                          g.ksize, g.stride, g.pad, g.out + ch * g.out_channel, g.oy0, g.oy1, g.out_w,
+                          g.bias ? g.bias[ch] : 0.f, g.act);
 }
 
-void depthwise_rows_avx512(const float* in, int in_lo, int h, int w, const float* wk, int ksize, int stride, int pad,
-                           float* out, int oy0, int oy1, int out_w, float bias, Activation act) {
-  dw_avx512::dw_plane_best(in, in_lo, h, w, wk, ksize, stride, pad, out, oy0, oy1, out_w, bias, act);
-}
+void depthwise_rows_avx512(const DepthwiseRows& g, int c0, int c1) { dw_avx512::dw_plane_best(g, c0, c1); }
 
 }  // namespace mdfi::kernels
 #endif

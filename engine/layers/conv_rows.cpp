@@ -336,24 +336,17 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
 Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const RowWindow& out, int y0, int y1,
                       const PreparedRows* prepared) {
   if (y1 <= y0) return Status::Ok();
-  const int kk = l.size * l.size;
   Buffer own_bias, own_w;
   if (!prepared) MDFI_RETURN_IF_ERROR(fold_depthwise(l, io, own_bias, own_w));
   const float* wdata = prepared ? prepared->weights.data() : own_w.data();
   const float* bdata = prepared ? prepared->bias.data() : own_bias.data();
   const int threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
-  // The whole-layer path's kernel (depthwise_conv), over this step's rows of each channel.
-  const kernels::DepthwiseRowsFn rows = kernels::depthwise_rows_kernel(l.size, l.stride);
-  auto channel = [&](int c) {
-    rows(in.row(c, in.lo), in.lo, in.h, in.w, wdata + size_t(c) * kk, l.size, l.stride, l.pad, out.row(c, y0), y0, y1,
-         l.out.w, bdata[c], l.activation);
-  };
-  if (threads == 1) {  // no OpenMP region for one thread: each costs microseconds, every band step
-    for (int c = 0; c < l.filters; ++c) channel(c);
-    return Status::Ok();
-  }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int c = 0; c < l.filters; ++c) channel(c);
+  // The whole-layer path's kernel (depthwise_conv), over this step's rows of the window.
+  kernels::DepthwiseRows g;
+  g.in = in.data, g.in_channel = size_t(in.cap) * in.w, g.in_lo = in.lo, g.h = in.h, g.w = in.w;
+  g.out = out.row(0, y0), g.out_channel = size_t(out.cap) * out.w, g.oy0 = y0, g.oy1 = y1, g.out_w = l.out.w;
+  g.ksize = l.size, g.stride = l.stride, g.pad = l.pad, g.weights = wdata, g.bias = bdata, g.act = l.activation;
+  kernels::depthwise_channels(kernels::depthwise_rows_kernel(l.size, l.stride), g, l.filters, threads);
   return Status::Ok();
 }
 

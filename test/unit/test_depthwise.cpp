@@ -74,11 +74,12 @@ TEST_CASE("3x3 and 5x5 depthwise vector kernels equal the direct sum bit for bit
   CHECK(checked > 0);
 }
 
-// The band rows of a --max-mem schedule call the kernels on a range of output rows, reading a
-// window of input rows (depthwise_rows in conv_rows.cpp): each range must give the whole plane's
-// bits, and no kernel may read a row of the image outside the window (those rows hold NaN here,
-// which any tap would carry into the sum). Widths below one vector and above AVX-512's 64
-// masked vectors (1100 and 2100 at stride 2), 3x3, 5x5 and 7x7 (the plain loop), strides 1 and 2.
+// The band rows of a --max-mem schedule call the kernels on a range of output rows of a window's
+// channels (depthwise_rows in conv_rows.cpp): each range must give the whole plane's bits, and
+// no kernel may read a row of the image outside the window (those rows hold NaN here, which any
+// tap would carry into the sum) or write outside its rows. Widths below one vector and above
+// AVX-512's 64 masked vectors (1100, and 2100 at stride 2), 3x3, 5x5 and 7x7 (the plain loop),
+// strides 1 and 2, three channels per call, channels further apart than their rows.
 TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane bit for bit", "[layers]") {
   int checked = 0;
   for (const char* variant : {"avx512", "avx2", "neon", "scalar"}) {
@@ -87,18 +88,18 @@ TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane b
       for (int s : {1, 2})
         for (int w : {1, 3, 7, 9, 16, 21, 40, 1100, 2100}) {
           if (k == 7 && w > 40) continue;
-          const int p = k / 2, h = 5 + (w + k) % 7;  // 5..11 rows
+          const int c = 3, p = k / 2, h = 5 + (w + k) % 7;  // 5..11 rows
           const int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
           const uint32_t seed = uint32_t(w * 64 + k * 16 + s);
-          const std::vector<float> in = random_floats(size_t(h) * w, seed), wt = random_floats(size_t(k) * k, seed + 1);
-          const float bias = random_floats(1, seed + 2)[0];
+          const std::vector<float> in = random_floats(size_t(c) * h * w, seed),
+                                   wt = random_floats(size_t(c) * k * k, seed + 1), bias = random_floats(size_t(c), seed + 2);
           const Activation act = w % 2 ? Activation::kLeaky : Activation::kRelu;
           const DepthwiseRowsFn rows = depthwise_rows_kernel(k, s, variant);
-          std::vector<float> whole(size_t(oh) * ow);
-          rows(in.data(), 0, h, w, wt.data(), k, s, p, whole.data(), 0, oh, ow, bias, act);
+          std::vector<float> whole(size_t(c) * oh * ow);
+          depthwise_conv(in.data(), c, h, w, wt.data(), k, s, p, whole.data(), oh, ow, bias.data(), act, 1, variant);
           {
             INFO(variant << " k=" << k << " s=" << s << " w=" << w << " whole plane");
-            const std::vector<float> want = direct(in, 1, h, w, wt, k, s, p, oh, ow, {bias}, act);
+            const std::vector<float> want = direct(in, c, h, w, wt, k, s, p, oh, ow, bias, act);
             REQUIRE(std::memcmp(whole.data(), want.data(), want.size() * sizeof(float)) == 0);
           }
           for (int oy0 = 0; oy0 < oh; ++oy0)
@@ -107,15 +108,27 @@ TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane b
               if (n > 1 && oy1 - oy0 < n && oy0 > 0) continue;  // one clipped range per start is enough
               // The window: exactly the image rows these outputs read, between NaN rows.
               const int lo = std::max(0, oy0 * s - p), hi = std::min(h, (oy1 - 1) * s - p + k);
-              std::vector<float> win(size_t(hi - lo + 2) * w, std::nanf(""));
-              std::memcpy(win.data() + w, in.data() + size_t(lo) * w, size_t(hi - lo) * w * sizeof(float));
-              std::vector<float> out(size_t(oy1 - oy0) * ow + 32, 12345.f);
-              rows(win.data() + w, lo, h, w, wt.data(), k, s, p, out.data() + 16, oy0, oy1, ow, bias, act);
+              const size_t in_ch = size_t(hi - lo + 2) * w, out_ch = size_t(oy1 - oy0) * ow + 16;
+              std::vector<float> win(c * in_ch, std::nanf(""));
+              for (int ch = 0; ch < c; ++ch)
+                std::memcpy(&win[ch * in_ch + w], &in[(size_t(ch) * h + lo) * w], size_t(hi - lo) * w * sizeof(float));
+              std::vector<float> out(16 + c * out_ch, 12345.f);  // guard values before and after each channel
+              DepthwiseRows g;
+              g.in = win.data() + w, g.in_channel = in_ch, g.in_lo = lo, g.h = h, g.w = w;
+              g.out = out.data() + 16, g.out_channel = out_ch, g.oy0 = oy0, g.oy1 = oy1, g.out_w = ow;
+              g.ksize = k, g.stride = s, g.pad = p, g.weights = wt.data(), g.bias = bias.data(), g.act = act;
+              rows(g, 0, c);
               INFO(variant << " k=" << k << " s=" << s << " w=" << w << " h=" << h << " rows " << oy0 << ".." << oy1);
-              bool guards = true;
-              for (int g = 0; g < 16; ++g) guards = guards && out[size_t(g)] == 12345.f && out[out.size() - 1 - size_t(g)] == 12345.f;
+              bool same = true, guards = true;
+              for (int ch = 0; ch < c; ++ch) {
+                const float* got = &out[16 + ch * out_ch];
+                same = same && std::memcmp(got, &whole[(size_t(ch) * oh + oy0) * ow],
+                                           size_t(oy1 - oy0) * ow * sizeof(float)) == 0;
+                for (int gi = 1; gi <= 16; ++gi) guards = guards && got[-gi] == 12345.f;
+              }
+              for (int gi = 1; gi <= 16; ++gi) guards = guards && out[out.size() - size_t(gi)] == 12345.f;
               REQUIRE(guards);
-              REQUIRE(std::memcmp(out.data() + 16, whole.data() + size_t(oy0) * ow, (out.size() - 32) * sizeof(float)) == 0);
+              REQUIRE(same);
               ++checked;
             }
         }
