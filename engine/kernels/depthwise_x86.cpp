@@ -200,13 +200,15 @@ static void dw_plane_masked(const DepthwiseRows& g, int c0, int c1) {
     for (int i = 0; i < K * K; ++i) wv[i] = _mm512_set1_ps(wk[i]);
     const float* rows[K + S * (R - 1)];
     for (int oy = oy0; oy < oy1;) {
-      const int n = oy1 - oy >= R ? R : 1;
+      // Four rows at a time, then two, then one (a band step is often one or two rows).
+      const int n = oy1 - oy >= R ? R : oy1 - oy >= 2 ? 2 : 1;
       for (int r = 0; r < K + S * (n - 1); ++r) {
         const int iy = oy * S + r - pad;
         rows[r] = iy >= 0 && iy < h ? in + ptrdiff_t(iy - g.in_lo) * w : nullptr;
       }
       float* orow = out + size_t(oy - oy0) * out_w;
       if (n == R) dw_rows_masked<K, S, R>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
+      else if (n == 2) dw_rows_masked<K, S, 2>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
       else dw_rows_masked<K, S, 1>(rows, wv, masks, chunks, pad, orow, out_w, bias, act, fused);
       if (!fused) activate_array(orow, size_t(n) * out_w, act);
       oy += n;
