@@ -4,7 +4,10 @@
 # -r 3`) of the default schedule and of the smallest budget `mdfi plan -j THREADS --max-mem 1B
 # IMAGE` names, ROUNDS rounds interleaved, medians, and their ratio. bench/memory-budget.sh has
 # the whole table (heaptrack peaks, predicted peaks, identical outputs).
-# Usage: [MDFI=path/to/mdfi] [SHARED=../shared] [THREADS=1] [ROUNDS=3] bench/memory-budget-time.sh
+# NETS picks rows by name (default: issue 19's six; yolo-fastest-1.1 and mobilenetv2-yolov3-nano,
+# the real Yolo-Fastest-1.1 and MobileNetV2-YOLOv3-Nano cfgs of ../shared/models, on request).
+# Usage: [MDFI=path/to/mdfi] [SHARED=../shared] [THREADS=1] [ROUNDS=3] [NETS="yolov3 alexnet ..."]
+#        bench/memory-budget-time.sh
 set -eu
 cd "$(dirname "$0")/.."
 MDFI=${MDFI:-build/app/mdfi}; SHARED=${SHARED:-../shared}
@@ -14,11 +17,15 @@ field() { tr ',' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }
 med() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 rows=("yolov3|--net yolov3" "yolov3-tiny|--net yolov3-tiny" "yolov4-tiny|--cfg $SHARED/refs/cfg/yolov4-tiny.cfg"
       "darknet53|--net darknet53" "yolo-fastest-1.1-xl|--cfg $SHARED/models/yolo-fastest-1.1-xl-coco/yolo-fastest-1.1-xl.cfg"
-      "alexnet|--net alexnet")
+      "alexnet|--net alexnet"
+      "yolo-fastest-1.1|--cfg $SHARED/models/yolo-fastest-1.1-coco/yolo-fastest-1.1.cfg"
+      "mobilenetv2-yolov3-nano|--cfg $SHARED/models/mobilenetv2-yolov3-nano-coco/MobileNetV2-YOLOv3-Nano-coco.cfg")
+NETS=${NETS:-yolov3 yolov3-tiny yolov4-tiny darknet53 yolo-fastest-1.1-xl alexnet}
 echo "| network | smallest budget (B) | default ms | smallest-budget ms | ratio |"
 echo "|---|---|---|---|---|"
 for r in "${rows[@]}"; do
   IFS='|' read -r name a <<<"$r"; read -r -a m <<<"$a"
+  [[ " $NETS " == *" $name "* ]] || continue
   w=$W/$name.weights; [ -f "$w" ] || "$MDFI" -q gen-weights "${m[@]}" -o "$w"
   s=$("$MDFI" plan -j "$T" "${m[@]}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9)
   : > "$W/d"; : > "$W/s"

@@ -267,15 +267,9 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const bool fused = kern.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
   const TileAct tile_act = act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu
                                                                                                    : TileAct::kLinear;
-  // One thread runs the body here: an OpenMP region, even of one thread, costs 1.5-2 us, which
-  // the thousands of GEMMs of a --max-mem schedule's bands pay each (outside a region,
-  // omp_get_thread_num() is 0 and omp_get_num_threads() 1).
-  auto run = [&] {
-#if defined(_OPENMP)
-    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-    const int tid = 0, nt = 1;
-#endif
+  // Thread tid of nt. One thread runs it here: an OpenMP region, even of one thread, costs
+  // 1.5-2 us, which the thousands of GEMMs of a --max-mem schedule's bands pay each.
+  auto run = [&](const int tid, const int nt) {
     // By rows: this thread's row panels over all the columns; else its columns, every row panel.
     const int per = by_rows ? panels : (panels + nt - 1) / nt;
     const int c_begin = by_rows ? 0 : std::min(N, tid * per * nr);
@@ -348,11 +342,17 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
     }
   };
   if (threads == 1) {
-    run();
+    run(0, 1);
     return;
   }
 #pragma omp parallel num_threads(threads)
-  run();
+  {
+#if defined(_OPENMP)
+    run(omp_get_thread_num(), omp_get_num_threads());
+#else
+    run(0, 1);
+#endif
+  }
 }
 
 }  // namespace mdfi::kernels
