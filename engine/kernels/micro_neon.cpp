@@ -158,6 +158,40 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
   }
 }
 
+// NarrowKernel: the panel's first `cols` columns from B rows kNR apart. One column: the eight
+// rows' accumulators in two vectors, B's value broadcast; two to four: an 8x4 tile. Each
+// accumulator starts at +0 and takes the same fused multiply-adds in k order as the 8x12 tile's
+// (a * b and b * a are the same product): the same bits in the columns that matter.
+static void narrow_neon(int kc, const float* a, const float* b, float* c, int ldc, int cols) {
+  if (cols > 4) return products_to_c(kc, a, b, c, ldc);
+  if (cols == 1) {
+    float32x4_t lo = vdupq_n_f32(0.f), hi = vdupq_n_f32(0.f);
+    for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
+      const float32x4_t bk = vld1q_dup_f32(b);
+      lo = vfmaq_f32(lo, vld1q_f32(a), bk);
+      hi = vfmaq_f32(hi, vld1q_f32(a + 4), bk);
+    }
+    c[0] = vgetq_lane_f32(lo, 0), c[ldc] = vgetq_lane_f32(lo, 1), c[2 * ldc] = vgetq_lane_f32(lo, 2);
+    c[3 * ldc] = vgetq_lane_f32(lo, 3), c[4 * ldc] = vgetq_lane_f32(hi, 0), c[5 * ldc] = vgetq_lane_f32(hi, 1);
+    c[6 * ldc] = vgetq_lane_f32(hi, 2), c[7 * ldc] = vgetq_lane_f32(hi, 3);
+    return;
+  }
+  float32x4_t acc[kMR];
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = vdupq_n_f32(0.f);
+  for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
+    const float32x4_t a_lo = vld1q_f32(a), a_hi = vld1q_f32(a + 4), bv = vld1q_f32(b);
+    acc[0] = vfmaq_laneq_f32(acc[0], bv, a_lo, 0);
+    acc[1] = vfmaq_laneq_f32(acc[1], bv, a_lo, 1);
+    acc[2] = vfmaq_laneq_f32(acc[2], bv, a_lo, 2);
+    acc[3] = vfmaq_laneq_f32(acc[3], bv, a_lo, 3);
+    acc[4] = vfmaq_laneq_f32(acc[4], bv, a_hi, 0);
+    acc[5] = vfmaq_laneq_f32(acc[5], bv, a_hi, 1);
+    acc[6] = vfmaq_laneq_f32(acc[6], bv, a_hi, 2);
+    acc[7] = vfmaq_laneq_f32(acc[7], bv, a_hi, 3);
+  }
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) vst1q_f32(c + i * ldc, acc[i]);
+}
+
 #else  // 32-bit ARMv7 NEON
 
 static constexpr int kNR = 4;
@@ -209,7 +243,11 @@ static void neon_block(int kc, const float* a, const float* b, float* c, int ldc
   kernel_neon<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
 }
 
+#if defined(__aarch64__)
+KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, nullptr, &narrow_neon}; }
+#else
 KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>}; }
+#endif
 
 }  // namespace mdfi::kernels
 #endif

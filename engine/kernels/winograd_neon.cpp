@@ -1,11 +1,12 @@
-// Winograd's per-tile work with NEON intrinsics for F(4x4,3x3) on aarch64 (winograd.h). The
-// portable code (winograd_tiles.inc) vectorises its transforms across tiles, but it gathers
-// each tile's 6x6 input patch and scatters its 4x4 output block one float at a time, and those
-// copies were most of its instructions. Here the gather is LD4 (lanes = four tiles side by
-// side: LD4 of a padded input row splits it into the four columns of four consecutive tiles) and
-// the scatter ST4, the transforms run on whole vectors, and the layouts (V, the product tiles)
-// are the portable code's. The weight transform (F(2x2) and F(4x4)) gathers four filters by 4x4
-// transposes; F(2x2)'s input and output passes are the portable code's.
+// Winograd's per-tile work with NEON intrinsics for F(4x4,3x3) and F(2x2,3x3) on aarch64
+// (winograd.h). The portable code (winograd_tiles.inc) vectorises its transforms across tiles,
+// but it gathers each tile's input patch and scatters its output block one float at a time, and
+// those copies were most of its instructions. Here the gather is LD4 / LD2 (lanes = four tiles
+// side by side: LD4 of a padded input row splits it into the four columns of four consecutive
+// F(4x4) tiles, LD2 into two of F(2x2)'s) and the scatter ST4 / ST2, the transforms run on whole
+// vectors, and the layouts (V, the product tiles) are the portable code's. The weight transform
+// gathers four filters by 4x4 transposes. (F(2x2)'s passes had run the portable code: 20.9 M
+// instructions per inference on yolov3-tiny's three 13x13 layers, 11.9 M here.)
 //
 // Same IEEE operations in the same order as Tf<M> (columns, then rows; no FMA), and the same
 // bias and activation: the [winograd] tests check this variant against the generic one bit for
@@ -43,6 +44,33 @@ inline void out4(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
   r[3 * rs] = vaddq_f32(vaddq_f32(b, vmulq_n_f32(d, 8.f)), m5);
 }
 
+// Tf<2>::in on four vectors.
+inline void in2(const float32x4_t* d, int ds, float32x4_t* r, int rs) {
+  const float32x4_t d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];
+  r[0] = vsubq_f32(d0, d2);
+  r[rs] = vaddq_f32(d1, d2);
+  r[2 * rs] = vsubq_f32(d2, d1);
+  r[3 * rs] = vsubq_f32(d1, d3);
+}
+
+// Tf<2>::out on four vectors.
+inline void out2(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
+  const float32x4_t m0 = m[0], m1 = m[ms], m2 = m[2 * ms], m3 = m[3 * ms];
+  r[0] = vaddq_f32(vaddq_f32(m0, m1), m2);
+  r[rs] = vsubq_f32(vsubq_f32(m1, m2), m3);
+}
+
+template <int M>
+inline void in_vec(const float32x4_t* d, int ds, float32x4_t* r, int rs) {
+  if constexpr (M == 4) in4(d, ds, r, rs);
+  else in2(d, ds, r, rs);
+}
+template <int M>
+inline void out_vec(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
+  if constexpr (M == 4) out4(m, ms, r, rs);
+  else out2(m, ms, r, rs);
+}
+
 // + bias, then linear, leaky (Darknet's double product, on double lanes) or relu (x * (x > 0)).
 inline float32x4_t finish(float32x4_t v, float b, Activation act) {
   v = vaddq_f32(v, vdupq_n_f32(b));
@@ -55,9 +83,10 @@ inline float32x4_t finish(float32x4_t v, float b, Activation act) {
   return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
 }
 
-// V of tile panel `panel` for F(4x4): transform_panel<4>'s layout and padding rules.
-void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
-  constexpr int M = 4, n = 6;
+// V of tile panel `panel`: transform_panel<M>'s layout and padding rules.
+template <int M>
+void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
+  constexpr int n = M + 2;
   const int tx_count = geo.tiles_x(), tiles = geo.tiles(), C = geo.channels, H = geo.height, W = geo.width;
   const size_t plane = size_t(C) * nr;
   const int cols = std::max(0, std::min(nr, tiles - panel * nr));
@@ -89,19 +118,28 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
         for (; x < hi; ++x) row[x] = from[x];
         for (x = hi; x < width; ++x) row[x] = 0.f;
       }
-      // Column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3, LD4 at
-      // 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
+      // F(4x4): column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3,
+      // LD4 at 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
+      // F(2x2): row[2q + x]: LD2 at 2q gives x = 0, 1, LD2 at 2q + 2 gives x = 2, 3.
       int q = 0;
       for (; q + 4 <= len; q += 4)
         for (int y = 0; y < n; ++y) {
-          const float32x4x4_t a = vld4q_f32(rows[y] + 4 * q), b = vld4q_f32(rows[y] + 4 * q + 4);
           float* dk = &d[y * n][j + q];
-          vst1q_f32(dk, a.val[0]);
-          vst1q_f32(dk + kMaxNR, a.val[1]);
-          vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
-          vst1q_f32(dk + 3 * kMaxNR, a.val[3]);
-          vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
-          vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
+          if constexpr (M == 4) {
+            const float32x4x4_t a = vld4q_f32(rows[y] + 4 * q), b = vld4q_f32(rows[y] + 4 * q + 4);
+            vst1q_f32(dk, a.val[0]);
+            vst1q_f32(dk + kMaxNR, a.val[1]);
+            vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
+            vst1q_f32(dk + 3 * kMaxNR, a.val[3]);
+            vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
+            vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
+          } else {
+            const float32x4x2_t a = vld2q_f32(rows[y] + 2 * q), b = vld2q_f32(rows[y] + 2 * q + 2);
+            vst1q_f32(dk, a.val[0]);
+            vst1q_f32(dk + kMaxNR, a.val[1]);
+            vst1q_f32(dk + 2 * kMaxNR, b.val[0]);
+            vst1q_f32(dk + 3 * kMaxNR, b.val[1]);
+          }
         }
       for (; q < len; ++q)
         for (int y = 0; y < n; ++y)
@@ -115,10 +153,10 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
     for (int g = 0; g < groups; ++g) {
       float32x4_t dv[n * n], tv[n * n];
       for (int k = 0; k < n * n; ++k) dv[k] = vld1q_f32(&d[k][4 * g]);
-      for (int x = 0; x < n; ++x) in4(dv + x, n, tv + x, n);
+      for (int x = 0; x < n; ++x) in_vec<M>(dv + x, n, tv + x, n);
       for (int y = 0; y < n; ++y) {
         float32x4_t vv[n];
-        in4(tv + y * n, 1, vv, 1);
+        in_vec<M>(tv + y * n, 1, vv, 1);
         for (int x = 0; x < n; ++x) vst1q_f32(vc + size_t(y * n + x) * plane + 4 * g, vv[x]);
       }
     }
@@ -126,10 +164,11 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
 }
 
 // The products of one tile panel and one filter panel through the output transform, bias and
-// activation into `out`: output_panel<4>'s layout and edge rules.
-void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
-             Activation act, float* out) {
-  constexpr int M = 4, n = 6;
+// activation into `out`: output_panel<M>'s layout and edge rules.
+template <int M>
+void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
+                  Activation act, float* out) {
+  constexpr int n = M + 2;
   const int rows = std::min(kMR, geo.filters - f_first), cols = std::min(nr, geo.tiles() - t_first);
   const int tx_count = geo.tiles_x(), OH = geo.out_h, OW = geo.out_w;
   const int groups = (cols + 3) / 4;
@@ -143,8 +182,8 @@ void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int
     for (int g = 0; g < groups; ++g) {
       float32x4_t mv[n * n], tv[M * n], yv[M * M];
       for (int p = 0; p < n * n; ++p) mv[p] = vld1q_f32(m0 + p * ps + 4 * g);
-      for (int x = 0; x < n; ++x) out4(mv + x, n, tv + x, n);
-      for (int r = 0; r < M; ++r) out4(tv + r * n, 1, yv + r * M, 1);
+      for (int x = 0; x < n; ++x) out_vec<M>(mv + x, n, tv + x, n);
+      for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
       for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
     }
     if (!vector_act)
@@ -159,14 +198,21 @@ void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int
       for (int r = 0; r < h; ++r) {
         float* o = plane + size_t(oy + r) * OW + size_t(tx) * M;
         int q = 0;
-        // ST4 interleaves the four columns of four tiles into one output row of 16.
+        // ST4 (ST2) interleaves the four (two) columns of four tiles into one output row.
         for (; q + 4 <= full; q += 4) {
-          float32x4x4_t s;
-          s.val[0] = vld1q_f32(&y[r * M][j + q]);
-          s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
-          s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
-          s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
-          vst4q_f32(o + q * M, s);
+          if constexpr (M == 4) {
+            float32x4x4_t s;
+            s.val[0] = vld1q_f32(&y[r * M][j + q]);
+            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
+            s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
+            s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
+            vst4q_f32(o + q * M, s);
+          } else {
+            float32x4x2_t s;
+            s.val[0] = vld1q_f32(&y[r * M][j + q]);
+            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
+            vst2q_f32(o + q * M, s);
+          }
         }
         for (; q < full; ++q)
           for (int s = 0; s < M; ++s) o[q * M + s] = y[r * M + s][j + q];
@@ -274,14 +320,16 @@ void weights(const WinogradGeo& geo, int rows, const float* raw, const float* sc
 }
 
 void input(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
-  if (geo.m == 4 && nr % 4 == 0) input4(geo, in, panel, nr, dst);
-  else input_panel(geo, in, panel, nr, dst);
+  if (nr % 4 != 0) input_panel(geo, in, panel, nr, dst);
+  else if (geo.m == 4) input_tiles<4>(geo, in, panel, nr, dst);
+  else input_tiles<2>(geo, in, panel, nr, dst);
 }
 
 void output(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
             Activation act, float* out) {
-  if (geo.m == 4 && nr % 4 == 0) output4(geo, mbuf, nr, f_first, t_first, bias, act, out);
-  else output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  if (nr % 4 != 0) output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else if (geo.m == 4) output_tiles<4>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else output_tiles<2>(geo, mbuf, nr, f_first, t_first, bias, act, out);
 }
 
 }  // namespace wino_neon
