@@ -19,6 +19,12 @@
 
 #include "winograd.h"
 
+#if defined(__clang__)
+#define MDFI_WINO_UNROLL _Pragma("unroll")
+#else
+#define MDFI_WINO_UNROLL _Pragma("GCC unroll 8")
+#endif
+
 namespace mdfi::kernels {
 namespace wino_neon {
 #include "winograd_tiles.inc"
@@ -150,11 +156,16 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
     // straight into V (planes C * nr floats apart: with nr = 12 not a power of two, so these
     // stores do not all fall into one cache set, which is why the portable code buffers them).
     float* vc = dst + size_t(c) * nr;
+    // Each column's n vectors are loaded as it is transformed: loading all n^2 into an array
+    // first made GCC copy them through the stack in a loop (a fifth of this function).
     for (int g = 0; g < groups; ++g) {
-      float32x4_t dv[n * n], tv[n * n];
-      for (int k = 0; k < n * n; ++k) dv[k] = vld1q_f32(&d[k][4 * g]);
-      for (int x = 0; x < n; ++x) in_vec<M>(dv + x, n, tv + x, n);
-      for (int y = 0; y < n; ++y) {
+      float32x4_t tv[n * n];
+      MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) {
+        float32x4_t col[n];
+        MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) col[y] = vld1q_f32(&d[y * n + x][4 * g]);
+        in_vec<M>(col, 1, tv + x, n);
+      }
+      MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) {
         float32x4_t vv[n];
         in_vec<M>(tv + y * n, 1, vv, 1);
         for (int x = 0; x < n; ++x) vst1q_f32(vc + size_t(y * n + x) * plane + 4 * g, vv[x]);
@@ -180,10 +191,13 @@ void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first
     const float* m0 = mbuf + size_t(i) * nr;  // element p of tile j at m0[p * kMR * nr + j]
     const size_t ps = size_t(kMR) * nr;
     for (int g = 0; g < groups; ++g) {
-      float32x4_t mv[n * n], tv[M * n], yv[M * M];
-      for (int p = 0; p < n * n; ++p) mv[p] = vld1q_f32(m0 + p * ps + 4 * g);
-      for (int x = 0; x < n; ++x) out_vec<M>(mv + x, n, tv + x, n);
-      for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
+      float32x4_t tv[M * n], yv[M * M];
+      MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) {  // loaded column by column, as in the input pass
+        float32x4_t col[n];
+        MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) col[y] = vld1q_f32(m0 + (y * n + x) * ps + 4 * g);
+        out_vec<M>(col, 1, tv + x, n);
+      }
+      MDFI_WINO_UNROLL for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
       for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
     }
     if (!vector_act)
