@@ -23,9 +23,9 @@ static constexpr int kNR = 12;
 
 // The products run in assembly: the 24 accumulators of the 8x12 tile live in v8-v31 (row i,
 // columns 4j..4j+3 in v(8 + 3i + j), so a row is three consecutive registers and the tile 24),
-// A and B pass through v0-v7. Two k steps per iteration: one LD1 of four vectors brings both
-// steps' A, one of four the first step's B and a vector of the second's, one of two the rest:
-// 3 loads, 48 FMLA and SUBS/B.NE per two steps, 26.5 instructions a step where the compiled
+// A and B pass through v0-v7. Per two k steps one LD1 of four vectors brings both steps' A, one
+// of four the first step's B and a vector of the second's, one of two the rest: 3 loads and 48
+// FMLA, and SUBS/B.NE once per four steps: 26 instructions a step where the compiled
 // intrinsics took 31 (LDP/LDR and both pointer updates every step); unrolled intrinsics need
 // 24 + 10 vector registers and GCC spilled them, and an asm statement cannot take 24 in-out
 // vector operands (30 at most), hence the fixed registers. Each accumulator still takes its k
@@ -43,7 +43,15 @@ static constexpr int kNR = 12;
   MDFI_ROW3("v23", "v24", "v25", b0, b1, b2, ahi ".s[1]")             \
   MDFI_ROW3("v26", "v27", "v28", b0, b1, b2, ahi ".s[2]")             \
   MDFI_ROW3("v29", "v30", "v31", b0, b1, b2, ahi ".s[3]")
-// From zero: kc steps (pairs = kc / 2 iterations, then the odd one), tile in v8-v31.
+// Two k steps: 3 loads, 48 FMLA.
+#define MDFI_PAIR                                                                                      \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"                                                  \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n\t"                                                                \
+  MDFI_STEP("v7", "v4", "v5", "v2", "v3")
+// From zero: kc steps (quads = kc / 4 iterations of two pairs, then a pair if kc % 4 >= 2, then
+// the odd step), tile in v8-v31. Four steps an iteration: the loop's SUBS/B.NE once per 96 FMLA.
 #define MDFI_PRODUCTS                                                                                  \
   "movi v8.4s, #0\n\t movi v9.4s, #0\n\t movi v10.4s, #0\n\t movi v11.4s, #0\n\t"                      \
   "movi v12.4s, #0\n\t movi v13.4s, #0\n\t movi v14.4s, #0\n\t movi v15.4s, #0\n\t"                    \
@@ -51,15 +59,15 @@ static constexpr int kNR = 12;
   "movi v20.4s, #0\n\t movi v21.4s, #0\n\t movi v22.4s, #0\n\t movi v23.4s, #0\n\t"                    \
   "movi v24.4s, #0\n\t movi v25.4s, #0\n\t movi v26.4s, #0\n\t movi v27.4s, #0\n\t"                    \
   "movi v28.4s, #0\n\t movi v29.4s, #0\n\t movi v30.4s, #0\n\t movi v31.4s, #0\n\t"                    \
-  "cbz %w[pairs], 2f\n"                                                                                \
+  "cbz %w[quads], 4f\n"                                                                                \
   "1:\n\t"                                                                                             \
-  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
-  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"                                                  \
-  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
-  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n\t"                                                                \
-  MDFI_STEP("v7", "v4", "v5", "v2", "v3")                                                              \
-  "subs %w[pairs], %w[pairs], #1\n\t"                                                                  \
+  MDFI_PAIR                                                                                            \
+  MDFI_PAIR                                                                                            \
+  "subs %w[quads], %w[quads], #1\n\t"                                                                  \
   "b.ne 1b\n"                                                                                          \
+  "4:\n\t"                                                                                             \
+  "cbz %w[pair], 2f\n\t"                                                                               \
+  MDFI_PAIR                                                                                            \
   "2:\n\t"                                                                                             \
   "cbz %w[odd], 3f\n\t"                                                                                \
   "ld1 {v0.4s, v1.4s}, [%[a]]\n\t"                                                                     \
@@ -73,8 +81,8 @@ static constexpr int kNR = 12;
 
 // C = A*B for the plain (not finishing, first) block: each row's three registers straight to C.
 static void products_to_c(int kc, const float* a, const float* b, float* c, int ldc) {
-  int pairs = kc / 2;
-  const int odd = kc % 2;
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
   const long ld = long(ldc) * long(sizeof(float));
   asm volatile(MDFI_PRODUCTS
                "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"
@@ -85,15 +93,15 @@ static void products_to_c(int kc, const float* a, const float* b, float* c, int 
                "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"
                "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"
                "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
-               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [c] "+r"(c)
-               : [odd] "r"(odd), [ld] "r"(ld)
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld)
                : MDFI_TILE_CLOBBERS);
 }
 
 // A*B into `tile` (8 rows of 12, row-major: the registers in order, six stores).
 static void products_to_tile(int kc, const float* a, const float* b, float* tile) {
-  int pairs = kc / 2;
-  const int odd = kc % 2;
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
   asm volatile(MDFI_PRODUCTS
                "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[t]], #64\n\t"
                "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[t]], #64\n\t"
@@ -101,12 +109,13 @@ static void products_to_tile(int kc, const float* a, const float* b, float* tile
                "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[t]], #64\n\t"
                "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[t]], #64\n\t"
                "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[t]]\n\t"
-               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [t] "+r"(tile)
-               : [odd] "r"(odd)
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [t] "+r"(tile)
+               : [pair] "r"(pair), [odd] "r"(odd)
                : MDFI_TILE_CLOBBERS);
 }
 #undef MDFI_TILE_CLOBBERS
 #undef MDFI_PRODUCTS
+#undef MDFI_PAIR
 #undef MDFI_STEP
 #undef MDFI_ROW3
 

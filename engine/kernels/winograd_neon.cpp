@@ -261,16 +261,32 @@ inline void weight_vec<4>(const float32x4_t* g, int gs, float32x4_t* r, int rs) 
   r[5 * rs] = g2;
 }
 
+// Columns, then rows, of one channel's nine taps across four filters (gv[k]: tap k), each row of
+// U stored as it is made (t_c: its element 0, t_plane floats to the next element).
+template <int M>
+inline void weight_taps(const float32x4_t* gv, float* t_c, size_t t_plane) {
+  constexpr int n = M + 2;
+  float32x4_t col[n * 3];
+  MDFI_WINO_UNROLL for (int x = 0; x < 3; ++x) weight_vec<M>(gv + x, 3, col + x, 3);
+  MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) {
+    float32x4_t tv[n];
+    weight_vec<M>(col + y * 3, 1, tv, 1);
+    MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) vst1q_f32(t_c + size_t(y * n + x) * t_plane, tv[x]);
+  }
+}
+
 // transform_weights<M> with the gather and the transform in NEON. The raw rows of four filters
 // are 9 floats per channel, so four channels are nine vectors per filter; 4x4 transposes of the
 // four filters' vectors give each (channel, tap) across the filters, the lanes the transform
-// works on (the portable code gathered them one float at a time: most of its instructions, and
-// with weights streamed this runs for every weight of every image).
+// works on, and they are transformed from registers (the portable code gathered them one float
+// at a time: most of its instructions, and with weights streamed this runs for every weight of
+// every image). Filters short of a four and channels past the last four go through `g`.
 template <int M>
 void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
                   size_t plane_stride, int panel) {
   constexpr int n = Tf<M>::n;
-  constexpr int kChunk = 16;  // channels gathered before any is transformed, a multiple of 4
+  constexpr int kChunk = 16;  // channels transformed before U is written, a multiple of 4
+  constexpr size_t kPlane = size_t(kChunk) * kMR;  // t's floats from one element to the next
   const int C = geo.channels;
   float* dst = u_block + size_t(panel) * kMR * C;
   alignas(32) float g[kChunk][9][kMR], t[n * n][kChunk][kMR];
@@ -279,6 +295,7 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
       for (int i = rows; i < kMR; ++i) g[cc][k][i] = 0.f;
   for (int c0 = 0; c0 < C; c0 += kChunk) {
     const int cn = std::min(kChunk, C - c0);
+    int done[kMR / 4] = {};  // per four filters: channels already in t
     for (int i0 = 0; i0 < kMR; i0 += 4) {
       const int quad = std::min(4, rows - i0);
       if (quad <= 0) break;
@@ -287,23 +304,25 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
         const float32x4_t sc = scale ? vld1q_f32(scale + i0) : vdupq_n_f32(1.f);
         const float* w0 = raw + (size_t(i0) * C + c0) * 9;
         const size_t fs = size_t(C) * 9;  // one filter to the next
-        for (; cc + 4 <= cn; cc += 4)
-          for (int q = 0; q < 9; ++q) {
+        for (; cc + 4 <= cn; cc += 4) {
+          float32x4_t x[36];  // element 4q + e of the four channels' 36: channel (4q + e) / 9, tap (4q + e) % 9
+          MDFI_WINO_UNROLL for (int q = 0; q < 9; ++q) {
             const float* w = w0 + size_t(cc) * 9 + 4 * q;
             const float32x4_t a0 = vld1q_f32(w), a1 = vld1q_f32(w + fs), a2 = vld1q_f32(w + 2 * fs),
                               a3 = vld1q_f32(w + 3 * fs);
             const float32x4_t b0 = vtrn1q_f32(a0, a1), b1 = vtrn2q_f32(a0, a1), b2 = vtrn1q_f32(a2, a3),
                               b3 = vtrn2q_f32(a2, a3);
-            float32x4_t x[4];
-            x[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            x[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            x[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            x[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            // x[e]: element 4q + e of the four channels' 36 (channel cc + (4q + e) / 9, tap
-            // (4q + e) % 9), which is where g holds it: g[cc][0] + (4q + e) taps further on.
-            float* gq = &g[cc][0][i0] + size_t(4 * q) * kMR;
-            for (int e = 0; e < 4; ++e) vst1q_f32(gq + e * kMR, scale ? vmulq_f32(x[e], sc) : x[e]);
+            float32x4_t* xq = x + 4 * q;
+            xq[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            xq[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            xq[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            xq[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            if (scale)
+              MDFI_WINO_UNROLL for (int e = 0; e < 4; ++e) xq[e] = vmulq_f32(xq[e], sc);
           }
+          MDFI_WINO_UNROLL for (int c = 0; c < 4; ++c) weight_taps<M>(x + 9 * c, &t[0][cc + c][i0], kPlane);
+        }
+        done[i0 / 4] = cc;
       }
       for (int i = i0; i < i0 + quad; ++i) {  // what is left: channels past the last four, or < 4 filters
         const float* w = raw + (size_t(i) * C + c0) * 9;
@@ -311,16 +330,11 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
           for (int k = 0; k < 9; ++k) g[c][k][i] = scale ? w[c * 9 + k] * scale[i] : w[c * 9 + k];
       }
     }
-    for (int cc = 0; cc < cn; ++cc)
-      for (int h = 0; h < kMR; h += 4) {  // columns, then rows, four filters a vector
-        float32x4_t gv[9], col[n * 3];
+    for (int h = 0; h < kMR; h += 4)  // the rest from g: columns, then rows, four filters a vector
+      for (int cc = done[h / 4]; cc < cn; ++cc) {
+        float32x4_t gv[9];
         for (int k = 0; k < 9; ++k) gv[k] = vld1q_f32(&g[cc][k][h]);
-        for (int x = 0; x < 3; ++x) weight_vec<M>(gv + x, 3, col + x, 3);
-        for (int y = 0; y < n; ++y) {  // each row of U stored as it is made: no array of n * n live
-          float32x4_t tv[n];
-          weight_vec<M>(col + y * 3, 1, tv, 1);
-          for (int x = 0; x < n; ++x) vst1q_f32(&t[y * n + x][cc][h], tv[x]);
-        }
+        weight_taps<M>(gv, &t[0][cc][h], kPlane);
       }
     for (int k = 0; k < n * n; ++k)
       std::memcpy(dst + size_t(k) * plane_stride + size_t(c0) * kMR, t[k], size_t(cn) * kMR * sizeof(float));
