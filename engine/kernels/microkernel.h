@@ -24,9 +24,9 @@ using StridedKernel = void (*)(int kc, const float* a, const float* b, int ldb, 
                                bool finish, const float* bias, TileAct act);
 
 // fn with first != 0 for a panel whose columns from `cols` (< nr) on are padding: C's columns
-// [0, cols) get the same values fn gives them; columns up to the next multiple of 4 (never past
-// nr) may be written with padding products, the rest are left alone. Fewer multiply-adds for a
-// layer's last, nearly empty panel (a 13x13 map's 49 Winograd tiles: four panels of 12 and one).
+// [0, cols) get the same values fn gives them; its other columns up to nr may be overwritten
+// with padding products or left as they were. Fewer multiply-adds for a layer's last, nearly
+// empty panel (a 13x13 map's 49 Winograd tiles: four panels of 12 and one).
 using NarrowKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int cols);
 
 struct KernelInfo {
