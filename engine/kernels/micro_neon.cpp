@@ -174,11 +174,25 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
 static void narrow_neon(int kc, const float* a, const float* b, float* c, int ldc, int cols) {
   if (cols > 4) return products_to_c(kc, a, b, c, ldc);
   if (cols == 1) {
+    // Four k steps an iteration: two LD1 of four vectors for A, B's four values by LDR with
+    // offsets, FMLA by element.
     float32x4_t lo = vdupq_n_f32(0.f), hi = vdupq_n_f32(0.f);
-    for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
-      const float32x4_t bk = vld1q_dup_f32(b);
-      lo = vfmaq_f32(lo, vld1q_f32(a), bk);
-      hi = vfmaq_f32(hi, vld1q_f32(a + 4), bk);
+    int k = 0;
+    for (; k + 4 <= kc; k += 4, a += 4 * kMR, b += 4 * kNR) {
+      const float32x4x4_t a01 = vld1q_f32_x4(a), a23 = vld1q_f32_x4(a + 2 * kMR);
+      const float b0 = b[0], b1 = b[kNR], b2 = b[2 * kNR], b3 = b[3 * kNR];
+      lo = vfmaq_n_f32(lo, a01.val[0], b0);
+      hi = vfmaq_n_f32(hi, a01.val[1], b0);
+      lo = vfmaq_n_f32(lo, a01.val[2], b1);
+      hi = vfmaq_n_f32(hi, a01.val[3], b1);
+      lo = vfmaq_n_f32(lo, a23.val[0], b2);
+      hi = vfmaq_n_f32(hi, a23.val[1], b2);
+      lo = vfmaq_n_f32(lo, a23.val[2], b3);
+      hi = vfmaq_n_f32(hi, a23.val[3], b3);
+    }
+    for (; k < kc; ++k, a += kMR, b += kNR) {
+      lo = vfmaq_n_f32(lo, vld1q_f32(a), b[0]);
+      hi = vfmaq_n_f32(hi, vld1q_f32(a + 4), b[0]);
     }
     c[0] = vgetq_lane_f32(lo, 0), c[ldc] = vgetq_lane_f32(lo, 1), c[2 * ldc] = vgetq_lane_f32(lo, 2);
     c[3 * ldc] = vgetq_lane_f32(lo, 3), c[4 * ldc] = vgetq_lane_f32(hi, 0), c[5 * ldc] = vgetq_lane_f32(hi, 1);
