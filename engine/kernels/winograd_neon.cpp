@@ -109,8 +109,14 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
       const int len = std::min(cols - j, tx_count - tx);
       const int y0 = ty * M - geo.pad, x0 = tx * M - geo.pad, width = (len - 1) * M + n;
       const int lo = std::min(width, std::max(0, -x0)), hi = std::max(lo, std::min(width, W - x0));
+      // A run whose rows lie inside the image (F(4x4): and the two floats the last LD4 reads past
+      // them) is gathered where it lies; only runs over the padding are copied out first.
+      const float* rp[n];
+      const bool inside = y0 >= 0 && y0 + n <= H && x0 >= 0 && x0 + width + (M == 4 ? 2 : 0) <= W;
       for (int y = 0; y < n; ++y) {
         float* row = rows[y];
+        rp[y] = inside ? src + size_t(y0 + y) * W + x0 : row;
+        if (inside) continue;
         const int iy = y0 + y;
         if (iy < 0 || iy >= H) {
           std::memset(row, 0, size_t(width) * sizeof(float));
@@ -132,7 +138,7 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
         for (int y = 0; y < n; ++y) {
           float* dk = &d[y * n][j + q];
           if constexpr (M == 4) {
-            const float32x4x4_t a = vld4q_f32(rows[y] + 4 * q), b = vld4q_f32(rows[y] + 4 * q + 4);
+            const float32x4x4_t a = vld4q_f32(rp[y] + 4 * q), b = vld4q_f32(rp[y] + 4 * q + 4);
             vst1q_f32(dk, a.val[0]);
             vst1q_f32(dk + kMaxNR, a.val[1]);
             vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
@@ -140,7 +146,7 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
             vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
             vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
           } else {
-            const float32x4x2_t a = vld2q_f32(rows[y] + 2 * q), b = vld2q_f32(rows[y] + 2 * q + 2);
+            const float32x4x2_t a = vld2q_f32(rp[y] + 2 * q), b = vld2q_f32(rp[y] + 2 * q + 2);
             vst1q_f32(dk, a.val[0]);
             vst1q_f32(dk + kMaxNR, a.val[1]);
             vst1q_f32(dk + 2 * kMaxNR, b.val[0]);
@@ -149,7 +155,7 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
         }
       for (; q < len; ++q)
         for (int y = 0; y < n; ++y)
-          for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rows[y][q * M + x];
+          for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rp[y][q * M + x];
       j += len;
     }
     // Per four tiles: columns (over y), then rows (over x), each row of V stored as it is made,
