@@ -52,7 +52,7 @@ static constexpr int kNR = 12;
   MDFI_STEP("v7", "v4", "v5", "v2", "v3")
 // From zero: kc steps (quads = kc / 4 iterations of two pairs, then a pair if kc % 4 >= 2, then
 // the odd step), tile in v8-v31. Four steps an iteration: the loop's SUBS/B.NE once per 96 FMLA.
-#define MDFI_PRODUCTS                                                                                  \
+#define MDFI_PRODUCTS_OF(PAIR)                                                                         \
   "movi v8.4s, #0\n\t movi v9.4s, #0\n\t movi v10.4s, #0\n\t movi v11.4s, #0\n\t"                      \
   "movi v12.4s, #0\n\t movi v13.4s, #0\n\t movi v14.4s, #0\n\t movi v15.4s, #0\n\t"                    \
   "movi v16.4s, #0\n\t movi v17.4s, #0\n\t movi v18.4s, #0\n\t movi v19.4s, #0\n\t"                    \
@@ -61,19 +61,29 @@ static constexpr int kNR = 12;
   "movi v28.4s, #0\n\t movi v29.4s, #0\n\t movi v30.4s, #0\n\t movi v31.4s, #0\n\t"                    \
   "cbz %w[quads], 4f\n"                                                                                \
   "1:\n\t"                                                                                             \
-  MDFI_PAIR                                                                                            \
-  MDFI_PAIR                                                                                            \
+  PAIR                                                                                                 \
+  PAIR                                                                                                 \
   "subs %w[quads], %w[quads], #1\n\t"                                                                  \
   "b.ne 1b\n"                                                                                          \
   "4:\n\t"                                                                                             \
   "cbz %w[pair], 2f\n\t"                                                                               \
-  MDFI_PAIR                                                                                            \
+  PAIR                                                                                                 \
   "2:\n\t"                                                                                             \
   "cbz %w[odd], 3f\n\t"                                                                                \
   "ld1 {v0.4s, v1.4s}, [%[a]]\n\t"                                                                     \
   "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]]\n\t"                                                              \
   MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
   "3:\n\t"
+#define MDFI_PRODUCTS MDFI_PRODUCTS_OF(MDFI_PAIR)
+// B read where it lies (a 1x1 convolution's input, rows `ldb` bytes apart): per two k steps one
+// LD1 of four vectors for both steps' A and one of three for each step's B, post-indexed by the
+// row stride: the same 3 loads and 48 FMLA as the packed loop, and B is never copied.
+#define MDFI_STRIDED_PAIR                                                                              \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], %[ldb]\n\t"                                                      \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], %[ldb]\n\t"                                                      \
+  MDFI_STEP("v4", "v5", "v6", "v2", "v3")
 #define MDFI_TILE_CLOBBERS                                                                             \
   "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", \
       "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", \
@@ -113,6 +123,41 @@ static void products_to_tile(int kc, const float* a, const float* b, float* tile
                : [pair] "r"(pair), [odd] "r"(odd)
                : MDFI_TILE_CLOBBERS);
 }
+// products_to_c and products_to_tile with B read in place.
+static void strided_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc) {
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  const long ld = long(ldc) * long(sizeof(float));
+  asm volatile(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR)
+               "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v14.4s, v15.4s, v16.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v17.4s, v18.4s, v19.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld), [ldb] "r"(ldb)
+               : MDFI_TILE_CLOBBERS);
+}
+
+static void strided_to_tile(int kc, const float* a, const float* b, long ldb, float* tile) {
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  asm volatile(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR)
+               "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[t]], #64\n\t"
+               "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[t]], #64\n\t"
+               "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[t]], #64\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[t]], #64\n\t"
+               "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[t]], #64\n\t"
+               "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[t]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [t] "+r"(tile)
+               : [pair] "r"(pair), [odd] "r"(odd), [ldb] "r"(ldb)
+               : MDFI_TILE_CLOBBERS);
+}
+#undef MDFI_STRIDED_PAIR
+#undef MDFI_PRODUCTS_OF
 #undef MDFI_TILE_CLOBBERS
 #undef MDFI_PRODUCTS
 #undef MDFI_PAIR
@@ -137,11 +182,7 @@ static inline float32x4_t finish_vec(float32x4_t v, float32x4_t bias, TileAct ac
 // tile is written once (a separate bias pass and activate_array() had cost more instructions
 // than the multiply-adds on the thin layers of Yolo-Fastest and MobileNet).
 template <bool kFinish>
-static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
-                        TileAct act) {
-  if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
-  alignas(16) float tile[kMR * kNR];
-  products_to_tile(kc, a, b, tile);
+static inline void tile_out(const float* tile, float* c, int ldc, int first, const float* bias, TileAct act) {
   float32x4_t c0[kMR], c1[kMR], c2[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     c0[i] = vld1q_f32(tile + i * kNR);
@@ -165,6 +206,26 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
     vst1q_f32(ci + 4, c1[i]);
     vst1q_f32(ci + 8, c2[i]);
   }
+}
+
+template <bool kFinish>
+static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
+                        TileAct act) {
+  if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
+  alignas(16) float tile[kMR * kNR];
+  products_to_tile(kc, a, b, tile);
+  tile_out<kFinish>(tile, c, ldc, first, bias, act);
+}
+
+// StridedKernel: kernel_neon with B's rows `ldb` floats apart.
+static void strided_neon(int kc, const float* a, const float* b, int ldb, float* c, int ldc, int first, bool finish,
+                         const float* bias, TileAct act) {
+  const long lb = long(ldb) * long(sizeof(float));
+  if (!finish && first) return strided_to_c(kc, a, b, lb, c, ldc);
+  alignas(16) float tile[kMR * kNR];
+  strided_to_tile(kc, a, b, lb, tile);
+  if (finish) tile_out<true>(tile, c, ldc, first, bias, act);
+  else tile_out<false>(tile, c, ldc, first, bias, act);
 }
 
 // NarrowKernel: the panel's first `cols` columns from B rows kNR apart. One column: the eight
@@ -267,7 +328,7 @@ static void neon_block(int kc, const float* a, const float* b, float* c, int ldc
 }
 
 #if defined(__aarch64__)
-KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, nullptr, &narrow_neon}; }
+KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, &strided_neon, &narrow_neon}; }
 #else
 KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>}; }
 #endif
