@@ -156,6 +156,74 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
                : [pair] "r"(pair), [odd] "r"(odd), [ldb] "r"(ldb)
                : MDFI_TILE_CLOBBERS);
 }
+// The finishing epilogue of a first (whole-K) block in the same asm statement, so the tile never
+// goes through memory: bias[i] added to row i (DUP of its lane, three FADD), then for leaky
+// Darknet's double product per vector (FCMGT; FCVTL/FCVTL2, FMUL by 0.1 in double lanes,
+// FCVTN/FCVTN2; BIF keeps the positive lanes): finish_vec's operations in its order, so the same
+// bits. The tile path had stored the 24 registers, reloaded them and applied finish_vec.
+#define MDFI_BIAS_ROW(r0, r1, r2, lane)                                                                \
+  "dup v0.4s, " lane "\n\t"                                                                           \
+  "fadd " r0 ".4s, " r0 ".4s, v0.4s\n\t"                                                               \
+  "fadd " r1 ".4s, " r1 ".4s, v0.4s\n\t"                                                               \
+  "fadd " r2 ".4s, " r2 ".4s, v0.4s\n\t"
+#define MDFI_ADD_BIAS                                                                                  \
+  "ld1 {v6.4s, v7.4s}, [%[bias]]\n\t"                                                                  \
+  MDFI_BIAS_ROW("v8", "v9", "v10", "v6.s[0]") MDFI_BIAS_ROW("v11", "v12", "v13", "v6.s[1]")             \
+  MDFI_BIAS_ROW("v14", "v15", "v16", "v6.s[2]") MDFI_BIAS_ROW("v17", "v18", "v19", "v6.s[3]")           \
+  MDFI_BIAS_ROW("v20", "v21", "v22", "v7.s[0]") MDFI_BIAS_ROW("v23", "v24", "v25", "v7.s[1]")           \
+  MDFI_BIAS_ROW("v26", "v27", "v28", "v7.s[2]") MDFI_BIAS_ROW("v29", "v30", "v31", "v7.s[3]")
+#define MDFI_LEAKY1(r)                                                                                 \
+  "fcmgt v1.4s, " r ".4s, #0.0\n\t"                                                                    \
+  "fcvtl v2.2d, " r ".2s\n\t"                                                                          \
+  "fcvtl2 v3.2d, " r ".4s\n\t"                                                                         \
+  "fmul v2.2d, v2.2d, v5.2d\n\t"                                                                       \
+  "fmul v3.2d, v3.2d, v5.2d\n\t"                                                                       \
+  "fcvtn v4.2s, v2.2d\n\t"                                                                             \
+  "fcvtn2 v4.4s, v3.2d\n\t"                                                                            \
+  "bif " r ".16b, v4.16b, v1.16b\n\t"
+#define MDFI_LEAKY3(r0, r1, r2) MDFI_LEAKY1(r0) MDFI_LEAKY1(r1) MDFI_LEAKY1(r2)
+#define MDFI_LEAKY_ALL                                                                                 \
+  "ld1 {v5.2d}, [%[tenth]]\n\t"                                                                        \
+  MDFI_LEAKY3("v8", "v9", "v10") MDFI_LEAKY3("v11", "v12", "v13") MDFI_LEAKY3("v14", "v15", "v16")      \
+  MDFI_LEAKY3("v17", "v18", "v19") MDFI_LEAKY3("v20", "v21", "v22") MDFI_LEAKY3("v23", "v24", "v25")    \
+  MDFI_LEAKY3("v26", "v27", "v28") MDFI_LEAKY3("v29", "v30", "v31")
+#define MDFI_STORE_C                                                                                   \
+  "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"                                                      \
+  "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v14.4s, v15.4s, v16.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v17.4s, v18.4s, v19.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v20.4s, v21.4s, v22.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
+#define MDFI_FINISH_ASM(PRODUCTS, EPILOGUE)                                                            \
+  asm volatile(PRODUCTS MDFI_ADD_BIAS EPILOGUE MDFI_STORE_C                                            \
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)                           \
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld), [ldb] "r"(ldb), [bias] "r"(bias),     \
+                 [tenth] "r"(kTenth)                                                                   \
+               : MDFI_TILE_CLOBBERS)
+
+// C = A*B + bias, then linear or leaky, for a first block; B packed (ldb unused) or strided.
+template <bool kStrided, bool kLeaky>
+static void finish_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias) {
+  alignas(16) static const double kTenth[2] = {.1, .1};
+  alignas(16) static const float kZero[kMR] = {};
+  if (!bias) bias = kZero;  // finish_vec adds +0 then too (a -0 sum becomes +0)
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  const long ld = long(ldc) * long(sizeof(float));
+  if constexpr (kStrided && kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_ALL);
+  else if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), "");
+  else if constexpr (kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_ALL);
+  else MDFI_FINISH_ASM(MDFI_PRODUCTS, "");
+}
+#undef MDFI_FINISH_ASM
+#undef MDFI_STORE_C
+#undef MDFI_LEAKY_ALL
+#undef MDFI_LEAKY3
+#undef MDFI_LEAKY1
+#undef MDFI_ADD_BIAS
+#undef MDFI_BIAS_ROW
 #undef MDFI_STRIDED_PAIR
 #undef MDFI_PRODUCTS_OF
 #undef MDFI_TILE_CLOBBERS
@@ -212,6 +280,8 @@ template <bool kFinish>
 static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
                         TileAct act) {
   if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
+  if (kFinish && first && act == TileAct::kLeaky) return finish_to_c<false, true>(kc, a, b, 0, c, ldc, bias);
+  if (kFinish && first && act == TileAct::kLinear) return finish_to_c<false, false>(kc, a, b, 0, c, ldc, bias);
   alignas(16) float tile[kMR * kNR];
   products_to_tile(kc, a, b, tile);
   tile_out<kFinish>(tile, c, ldc, first, bias, act);
@@ -222,6 +292,8 @@ static void strided_neon(int kc, const float* a, const float* b, int ldb, float*
                          const float* bias, TileAct act) {
   const long lb = long(ldb) * long(sizeof(float));
   if (!finish && first) return strided_to_c(kc, a, b, lb, c, ldc);
+  if (finish && first && act == TileAct::kLeaky) return finish_to_c<true, true>(kc, a, b, lb, c, ldc, bias);
+  if (finish && first && act == TileAct::kLinear) return finish_to_c<true, false>(kc, a, b, lb, c, ldc, bias);
   alignas(16) float tile[kMR * kNR];
   strided_to_tile(kc, a, b, lb, tile);
   if (finish) tile_out<true>(tile, c, ldc, first, bias, act);
