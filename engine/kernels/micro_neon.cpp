@@ -159,8 +159,8 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
 // The finishing epilogue of a first (whole-K) block in the same asm statement, so the tile never
 // goes through memory: bias[i] added to row i (DUP of its lane, three FADD), then for leaky
 // Darknet's double product per vector (FCMGT; FCVTL/FCVTL2, FMUL by 0.1 in double lanes,
-// FCVTN/FCVTN2; BIF keeps the positive lanes): finish_vec's operations in its order, so the same
-// bits. The tile path had stored the 24 registers, reloaded them and applied finish_vec.
+// FCVTN/FCVTN2; BIF keeps the positive lanes), for relu the product by 1 or 0: finish_vec's
+// operations in its order, so the same bits. The tile path had stored the 24 registers, reloaded them and applied finish_vec.
 #define MDFI_BIAS_ROW(r0, r1, r2, lane)                                                                \
   "dup v0.4s, " lane "\n\t"                                                                           \
   "fadd " r0 ".4s, " r0 ".4s, v0.4s\n\t"                                                               \
@@ -187,6 +187,17 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
   MDFI_LEAKY3("v8", "v9", "v10") MDFI_LEAKY3("v11", "v12", "v13") MDFI_LEAKY3("v14", "v15", "v16")      \
   MDFI_LEAKY3("v17", "v18", "v19") MDFI_LEAKY3("v20", "v21", "v22") MDFI_LEAKY3("v23", "v24", "v25")    \
   MDFI_LEAKY3("v26", "v27", "v28") MDFI_LEAKY3("v29", "v30", "v31")
+// relu: x * (x > 0 ? 1 : 0), Darknet's product (keeps -0 and NaN as finish_vec does).
+#define MDFI_RELU1(r)                                                                                  \
+  "fcmgt v1.4s, " r ".4s, #0.0\n\t"                                                                    \
+  "and v1.16b, v1.16b, v5.16b\n\t"                                                                     \
+  "fmul " r ".4s, " r ".4s, v1.4s\n\t"
+#define MDFI_RELU3(r0, r1, r2) MDFI_RELU1(r0) MDFI_RELU1(r1) MDFI_RELU1(r2)
+#define MDFI_RELU_ALL                                                                                  \
+  "fmov v5.4s, #1.0\n\t"                                                                               \
+  MDFI_RELU3("v8", "v9", "v10") MDFI_RELU3("v11", "v12", "v13") MDFI_RELU3("v14", "v15", "v16")         \
+  MDFI_RELU3("v17", "v18", "v19") MDFI_RELU3("v20", "v21", "v22") MDFI_RELU3("v23", "v24", "v25")       \
+  MDFI_RELU3("v26", "v27", "v28") MDFI_RELU3("v29", "v30", "v31")
 #define MDFI_STORE_C                                                                                   \
   "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"                                                      \
   "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"                                                    \
@@ -203,8 +214,8 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
                  [tenth] "r"(kTenth)                                                                   \
                : MDFI_TILE_CLOBBERS)
 
-// C = A*B + bias, then linear or leaky, for a first block; B packed (ldb unused) or strided.
-template <bool kStrided, bool kLeaky>
+// C = A*B + bias, then `act`, for a first block; B packed (ldb unused) or strided.
+template <bool kStrided, TileAct kAct>
 static void finish_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias) {
   alignas(16) static const double kTenth[2] = {.1, .1};
   alignas(16) static const float kZero[kMR] = {};
@@ -212,13 +223,28 @@ static void finish_to_c(int kc, const float* a, const float* b, long ldb, float*
   int quads = kc / 4;
   const int pair = kc / 2 % 2, odd = kc % 2;
   const long ld = long(ldc) * long(sizeof(float));
+  constexpr bool kLeaky = kAct == TileAct::kLeaky, kRelu = kAct == TileAct::kRelu;
   if constexpr (kStrided && kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_ALL);
+  else if constexpr (kStrided && kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_RELU_ALL);
   else if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), "");
   else if constexpr (kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_ALL);
+  else if constexpr (kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_RELU_ALL);
   else MDFI_FINISH_ASM(MDFI_PRODUCTS, "");
+}
+
+// finish_to_c for whichever activation `act` is.
+template <bool kStrided>
+static void finish_any(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias,
+                       TileAct act) {
+  if (act == TileAct::kLeaky) finish_to_c<kStrided, TileAct::kLeaky>(kc, a, b, ldb, c, ldc, bias);
+  else if (act == TileAct::kRelu) finish_to_c<kStrided, TileAct::kRelu>(kc, a, b, ldb, c, ldc, bias);
+  else finish_to_c<kStrided, TileAct::kLinear>(kc, a, b, ldb, c, ldc, bias);
 }
 #undef MDFI_FINISH_ASM
 #undef MDFI_STORE_C
+#undef MDFI_RELU_ALL
+#undef MDFI_RELU3
+#undef MDFI_RELU1
 #undef MDFI_LEAKY_ALL
 #undef MDFI_LEAKY3
 #undef MDFI_LEAKY1
@@ -280,8 +306,7 @@ template <bool kFinish>
 static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
                         TileAct act) {
   if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
-  if (kFinish && first && act == TileAct::kLeaky) return finish_to_c<false, true>(kc, a, b, 0, c, ldc, bias);
-  if (kFinish && first && act == TileAct::kLinear) return finish_to_c<false, false>(kc, a, b, 0, c, ldc, bias);
+  if (kFinish && first) return finish_any<false>(kc, a, b, 0, c, ldc, bias, act);
   alignas(16) float tile[kMR * kNR];
   products_to_tile(kc, a, b, tile);
   tile_out<kFinish>(tile, c, ldc, first, bias, act);
@@ -292,8 +317,7 @@ static void strided_neon(int kc, const float* a, const float* b, int ldb, float*
                          const float* bias, TileAct act) {
   const long lb = long(ldb) * long(sizeof(float));
   if (!finish && first) return strided_to_c(kc, a, b, lb, c, ldc);
-  if (finish && first && act == TileAct::kLeaky) return finish_to_c<true, true>(kc, a, b, lb, c, ldc, bias);
-  if (finish && first && act == TileAct::kLinear) return finish_to_c<true, false>(kc, a, b, lb, c, ldc, bias);
+  if (finish && first) return finish_any<true>(kc, a, b, lb, c, ldc, bias, act);
   alignas(16) float tile[kMR * kNR];
   strided_to_tile(kc, a, b, lb, tile);
   if (finish) tile_out<true>(tile, c, ldc, first, bias, act);
