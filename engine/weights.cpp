@@ -8,6 +8,9 @@
 #include <cstring>
 
 #include <fcntl.h>
+#if defined(__ARM_NEON) || defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <unistd.h>
 
 namespace mdfi {
@@ -105,6 +108,22 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static uint32_t exponent_all_ones(const unsigned char* bytes, size_t from, size_t to) {
   uint32_t all_ones = 0;
+#if defined(__ARM_NEON) || defined(__aarch64__)
+  // ARM: the largest masked exponent of 16 floats a step (four loads, four ANDs, four UMAX): under
+  // an instruction a float where the compiled compare-and-OR took 1.75 (yolov3-tiny's
+  // 8.9 M weights are checked for every image when they stream).
+  const uint32x4_t mask = vdupq_n_u32(0x7f800000u);
+  uint32x4_t top = vdupq_n_u32(0);
+  for (; from + 16 <= to; from += 16) {
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(bytes + from * 4);
+    const uint32x4_t a = vandq_u32(vld1q_u32(w), mask), b = vandq_u32(vld1q_u32(w + 4), mask);
+    const uint32x4_t c = vandq_u32(vld1q_u32(w + 8), mask), d = vandq_u32(vld1q_u32(w + 12), mask);
+    top = vmaxq_u32(top, vmaxq_u32(vmaxq_u32(a, b), vmaxq_u32(c, d)));
+  }
+  uint32_t lanes[4];
+  vst1q_u32(lanes, top);
+  all_ones = uint32_t(std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3])) == 0x7f800000u);
+#endif
   for (size_t i = from; i < to; ++i) {
     uint32_t b;
     std::memcpy(&b, bytes + i * 4, 4);

@@ -23,9 +23,9 @@ static constexpr int kNR = 12;
 
 // The products run in assembly: the 24 accumulators of the 8x12 tile live in v8-v31 (row i,
 // columns 4j..4j+3 in v(8 + 3i + j), so a row is three consecutive registers and the tile 24),
-// A and B pass through v0-v7. Two k steps per iteration: one LD1 of four vectors brings both
-// steps' A, one of four the first step's B and a vector of the second's, one of two the rest:
-// 3 loads, 48 FMLA and SUBS/B.NE per two steps, 26.5 instructions a step where the compiled
+// A and B pass through v0-v7. Per two k steps one LD1 of four vectors brings both steps' A, one
+// of four the first step's B and a vector of the second's, one of two the rest: 3 loads and 48
+// FMLA, and SUBS/B.NE once per four steps: 26 instructions a step where the compiled
 // intrinsics took 31 (LDP/LDR and both pointer updates every step); unrolled intrinsics need
 // 24 + 10 vector registers and GCC spilled them, and an asm statement cannot take 24 in-out
 // vector operands (30 at most), hence the fixed registers. Each accumulator still takes its k
@@ -43,29 +43,47 @@ static constexpr int kNR = 12;
   MDFI_ROW3("v23", "v24", "v25", b0, b1, b2, ahi ".s[1]")             \
   MDFI_ROW3("v26", "v27", "v28", b0, b1, b2, ahi ".s[2]")             \
   MDFI_ROW3("v29", "v30", "v31", b0, b1, b2, ahi ".s[3]")
-// From zero: kc steps (pairs = kc / 2 iterations, then the odd one), tile in v8-v31.
-#define MDFI_PRODUCTS                                                                                  \
+// Two k steps: 3 loads, 48 FMLA.
+#define MDFI_PAIR                                                                                      \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"                                                  \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n\t"                                                                \
+  MDFI_STEP("v7", "v4", "v5", "v2", "v3")
+// From zero: kc steps (quads = kc / 4 iterations of two pairs, then a pair if kc % 4 >= 2, then
+// the odd step), tile in v8-v31. Four steps an iteration: the loop's SUBS/B.NE once per 96 FMLA.
+#define MDFI_PRODUCTS_OF(PAIR)                                                                         \
   "movi v8.4s, #0\n\t movi v9.4s, #0\n\t movi v10.4s, #0\n\t movi v11.4s, #0\n\t"                      \
   "movi v12.4s, #0\n\t movi v13.4s, #0\n\t movi v14.4s, #0\n\t movi v15.4s, #0\n\t"                    \
   "movi v16.4s, #0\n\t movi v17.4s, #0\n\t movi v18.4s, #0\n\t movi v19.4s, #0\n\t"                    \
   "movi v20.4s, #0\n\t movi v21.4s, #0\n\t movi v22.4s, #0\n\t movi v23.4s, #0\n\t"                    \
   "movi v24.4s, #0\n\t movi v25.4s, #0\n\t movi v26.4s, #0\n\t movi v27.4s, #0\n\t"                    \
   "movi v28.4s, #0\n\t movi v29.4s, #0\n\t movi v30.4s, #0\n\t movi v31.4s, #0\n\t"                    \
-  "cbz %w[pairs], 2f\n"                                                                                \
+  "cbz %w[quads], 4f\n"                                                                                \
   "1:\n\t"                                                                                             \
-  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
-  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"                                                  \
-  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
-  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n\t"                                                                \
-  MDFI_STEP("v7", "v4", "v5", "v2", "v3")                                                              \
-  "subs %w[pairs], %w[pairs], #1\n\t"                                                                  \
+  PAIR                                                                                                 \
+  PAIR                                                                                                 \
+  "subs %w[quads], %w[quads], #1\n\t"                                                                  \
   "b.ne 1b\n"                                                                                          \
+  "4:\n\t"                                                                                             \
+  "cbz %w[pair], 2f\n\t"                                                                               \
+  PAIR                                                                                                 \
   "2:\n\t"                                                                                             \
   "cbz %w[odd], 3f\n\t"                                                                                \
   "ld1 {v0.4s, v1.4s}, [%[a]]\n\t"                                                                     \
   "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]]\n\t"                                                              \
   MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
   "3:\n\t"
+#define MDFI_PRODUCTS MDFI_PRODUCTS_OF(MDFI_PAIR)
+// B read where it lies (a 1x1 convolution's input, rows `ldb` bytes apart): per two k steps one
+// LD1 of four vectors for both steps' A and one of three for each step's B, post-indexed by the
+// row stride: the same 3 loads and 48 FMLA as the packed loop, and B is never copied.
+#define MDFI_STRIDED_PAIR                                                                              \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"                                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], %[ldb]\n\t"                                                      \
+  MDFI_STEP("v4", "v5", "v6", "v0", "v1")                                                              \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], %[ldb]\n\t"                                                      \
+  MDFI_STEP("v4", "v5", "v6", "v2", "v3")
 #define MDFI_TILE_CLOBBERS                                                                             \
   "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", \
       "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", \
@@ -73,8 +91,8 @@ static constexpr int kNR = 12;
 
 // C = A*B for the plain (not finishing, first) block: each row's three registers straight to C.
 static void products_to_c(int kc, const float* a, const float* b, float* c, int ldc) {
-  int pairs = kc / 2;
-  const int odd = kc % 2;
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
   const long ld = long(ldc) * long(sizeof(float));
   asm volatile(MDFI_PRODUCTS
                "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"
@@ -85,15 +103,15 @@ static void products_to_c(int kc, const float* a, const float* b, float* c, int 
                "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"
                "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"
                "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
-               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [c] "+r"(c)
-               : [odd] "r"(odd), [ld] "r"(ld)
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld)
                : MDFI_TILE_CLOBBERS);
 }
 
 // A*B into `tile` (8 rows of 12, row-major: the registers in order, six stores).
 static void products_to_tile(int kc, const float* a, const float* b, float* tile) {
-  int pairs = kc / 2;
-  const int odd = kc % 2;
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
   asm volatile(MDFI_PRODUCTS
                "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[t]], #64\n\t"
                "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[t]], #64\n\t"
@@ -101,12 +119,142 @@ static void products_to_tile(int kc, const float* a, const float* b, float* tile
                "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[t]], #64\n\t"
                "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[t]], #64\n\t"
                "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[t]]\n\t"
-               : [a] "+r"(a), [b] "+r"(b), [pairs] "+r"(pairs), [t] "+r"(tile)
-               : [odd] "r"(odd)
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [t] "+r"(tile)
+               : [pair] "r"(pair), [odd] "r"(odd)
                : MDFI_TILE_CLOBBERS);
 }
+// products_to_c and products_to_tile with B read in place.
+static void strided_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc) {
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  const long ld = long(ldc) * long(sizeof(float));
+  asm volatile(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR)
+               "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v14.4s, v15.4s, v16.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v17.4s, v18.4s, v19.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"
+               "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld), [ldb] "r"(ldb)
+               : MDFI_TILE_CLOBBERS);
+}
+
+static void strided_to_tile(int kc, const float* a, const float* b, long ldb, float* tile) {
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  asm volatile(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR)
+               "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[t]], #64\n\t"
+               "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[t]], #64\n\t"
+               "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[t]], #64\n\t"
+               "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[t]], #64\n\t"
+               "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[t]], #64\n\t"
+               "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[t]]\n\t"
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [t] "+r"(tile)
+               : [pair] "r"(pair), [odd] "r"(odd), [ldb] "r"(ldb)
+               : MDFI_TILE_CLOBBERS);
+}
+// The finishing epilogue of a first (whole-K) block in the same asm statement, so the tile never
+// goes through memory: bias[i] added to row i (DUP of its lane, three FADD), then for leaky
+// Darknet's double product per vector (FCMGT; FCVTL/FCVTL2, FMUL by 0.1 in double lanes,
+// FCVTN/FCVTN2; BIF keeps the positive lanes), for relu the product by 1 or 0: finish_vec's
+// operations in its order, so the same bits. The tile path had stored the 24 registers, reloaded them and applied finish_vec.
+#define MDFI_BIAS_ROW(r0, r1, r2, lane)                                                                \
+  "dup v0.4s, " lane "\n\t"                                                                           \
+  "fadd " r0 ".4s, " r0 ".4s, v0.4s\n\t"                                                               \
+  "fadd " r1 ".4s, " r1 ".4s, v0.4s\n\t"                                                               \
+  "fadd " r2 ".4s, " r2 ".4s, v0.4s\n\t"
+#define MDFI_ADD_BIAS                                                                                  \
+  "ld1 {v6.4s, v7.4s}, [%[bias]]\n\t"                                                                  \
+  MDFI_BIAS_ROW("v8", "v9", "v10", "v6.s[0]") MDFI_BIAS_ROW("v11", "v12", "v13", "v6.s[1]")             \
+  MDFI_BIAS_ROW("v14", "v15", "v16", "v6.s[2]") MDFI_BIAS_ROW("v17", "v18", "v19", "v6.s[3]")           \
+  MDFI_BIAS_ROW("v20", "v21", "v22", "v7.s[0]") MDFI_BIAS_ROW("v23", "v24", "v25", "v7.s[1]")           \
+  MDFI_BIAS_ROW("v26", "v27", "v28", "v7.s[2]") MDFI_BIAS_ROW("v29", "v30", "v31", "v7.s[3]")
+#define MDFI_LEAKY1(r)                                                                                 \
+  "fcmgt v1.4s, " r ".4s, #0.0\n\t"                                                                    \
+  "fcvtl v2.2d, " r ".2s\n\t"                                                                          \
+  "fcvtl2 v3.2d, " r ".4s\n\t"                                                                         \
+  "fmul v2.2d, v2.2d, v5.2d\n\t"                                                                       \
+  "fmul v3.2d, v3.2d, v5.2d\n\t"                                                                       \
+  "fcvtn v4.2s, v2.2d\n\t"                                                                             \
+  "fcvtn2 v4.4s, v3.2d\n\t"                                                                            \
+  "bif " r ".16b, v4.16b, v1.16b\n\t"
+#define MDFI_LEAKY3(r0, r1, r2) MDFI_LEAKY1(r0) MDFI_LEAKY1(r1) MDFI_LEAKY1(r2)
+#define MDFI_LEAKY_ALL                                                                                 \
+  "ld1 {v5.2d}, [%[tenth]]\n\t"                                                                        \
+  MDFI_LEAKY3("v8", "v9", "v10") MDFI_LEAKY3("v11", "v12", "v13") MDFI_LEAKY3("v14", "v15", "v16")      \
+  MDFI_LEAKY3("v17", "v18", "v19") MDFI_LEAKY3("v20", "v21", "v22") MDFI_LEAKY3("v23", "v24", "v25")    \
+  MDFI_LEAKY3("v26", "v27", "v28") MDFI_LEAKY3("v29", "v30", "v31")
+// relu: x * (x > 0 ? 1 : 0), Darknet's product (keeps -0 and NaN as finish_vec does).
+#define MDFI_RELU1(r)                                                                                  \
+  "fcmgt v1.4s, " r ".4s, #0.0\n\t"                                                                    \
+  "and v1.16b, v1.16b, v5.16b\n\t"                                                                     \
+  "fmul " r ".4s, " r ".4s, v1.4s\n\t"
+#define MDFI_RELU3(r0, r1, r2) MDFI_RELU1(r0) MDFI_RELU1(r1) MDFI_RELU1(r2)
+#define MDFI_RELU_ALL                                                                                  \
+  "fmov v5.4s, #1.0\n\t"                                                                               \
+  MDFI_RELU3("v8", "v9", "v10") MDFI_RELU3("v11", "v12", "v13") MDFI_RELU3("v14", "v15", "v16")         \
+  MDFI_RELU3("v17", "v18", "v19") MDFI_RELU3("v20", "v21", "v22") MDFI_RELU3("v23", "v24", "v25")       \
+  MDFI_RELU3("v26", "v27", "v28") MDFI_RELU3("v29", "v30", "v31")
+#define MDFI_STORE_C                                                                                   \
+  "st1 {v8.4s, v9.4s, v10.4s}, [%[c]], %[ld]\n\t"                                                      \
+  "st1 {v11.4s, v12.4s, v13.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v14.4s, v15.4s, v16.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v17.4s, v18.4s, v19.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v20.4s, v21.4s, v22.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v23.4s, v24.4s, v25.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v26.4s, v27.4s, v28.4s}, [%[c]], %[ld]\n\t"                                                    \
+  "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
+#define MDFI_FINISH_ASM(PRODUCTS, EPILOGUE)                                                            \
+  asm volatile(PRODUCTS MDFI_ADD_BIAS EPILOGUE MDFI_STORE_C                                            \
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)                           \
+               : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld), [ldb] "r"(ldb), [bias] "r"(bias),     \
+                 [tenth] "r"(kTenth)                                                                   \
+               : MDFI_TILE_CLOBBERS)
+
+// C = A*B + bias, then `act`, for a first block; B packed (ldb unused) or strided.
+template <bool kStrided, TileAct kAct>
+static void finish_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias) {
+  alignas(16) static const double kTenth[2] = {.1, .1};
+  alignas(16) static const float kZero[kMR] = {};
+  if (!bias) bias = kZero;  // finish_vec adds +0 then too (a -0 sum becomes +0)
+  int quads = kc / 4;
+  const int pair = kc / 2 % 2, odd = kc % 2;
+  const long ld = long(ldc) * long(sizeof(float));
+  constexpr bool kLeaky = kAct == TileAct::kLeaky, kRelu = kAct == TileAct::kRelu;
+  if constexpr (kStrided && kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_ALL);
+  else if constexpr (kStrided && kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_RELU_ALL);
+  else if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), "");
+  else if constexpr (kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_ALL);
+  else if constexpr (kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_RELU_ALL);
+  else MDFI_FINISH_ASM(MDFI_PRODUCTS, "");
+}
+
+// finish_to_c for whichever activation `act` is.
+template <bool kStrided>
+static void finish_any(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias,
+                       TileAct act) {
+  if (act == TileAct::kLeaky) finish_to_c<kStrided, TileAct::kLeaky>(kc, a, b, ldb, c, ldc, bias);
+  else if (act == TileAct::kRelu) finish_to_c<kStrided, TileAct::kRelu>(kc, a, b, ldb, c, ldc, bias);
+  else finish_to_c<kStrided, TileAct::kLinear>(kc, a, b, ldb, c, ldc, bias);
+}
+#undef MDFI_FINISH_ASM
+#undef MDFI_STORE_C
+#undef MDFI_RELU_ALL
+#undef MDFI_RELU3
+#undef MDFI_RELU1
+#undef MDFI_LEAKY_ALL
+#undef MDFI_LEAKY3
+#undef MDFI_LEAKY1
+#undef MDFI_ADD_BIAS
+#undef MDFI_BIAS_ROW
+#undef MDFI_STRIDED_PAIR
+#undef MDFI_PRODUCTS_OF
 #undef MDFI_TILE_CLOBBERS
 #undef MDFI_PRODUCTS
+#undef MDFI_PAIR
 #undef MDFI_STEP
 #undef MDFI_ROW3
 
@@ -128,11 +276,7 @@ static inline float32x4_t finish_vec(float32x4_t v, float32x4_t bias, TileAct ac
 // tile is written once (a separate bias pass and activate_array() had cost more instructions
 // than the multiply-adds on the thin layers of Yolo-Fastest and MobileNet).
 template <bool kFinish>
-static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
-                        TileAct act) {
-  if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
-  alignas(16) float tile[kMR * kNR];
-  products_to_tile(kc, a, b, tile);
+static inline void tile_out(const float* tile, float* c, int ldc, int first, const float* bias, TileAct act) {
   float32x4_t c0[kMR], c1[kMR], c2[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     c0[i] = vld1q_f32(tile + i * kNR);
@@ -156,6 +300,76 @@ static void kernel_neon(int kc, const float* a, const float* b, float* c, int ld
     vst1q_f32(ci + 4, c1[i]);
     vst1q_f32(ci + 8, c2[i]);
   }
+}
+
+template <bool kFinish>
+static void kernel_neon(int kc, const float* a, const float* b, float* c, int ldc, int first, const float* bias,
+                        TileAct act) {
+  if (!kFinish && first) return products_to_c(kc, a, b, c, ldc);
+  if (kFinish && first) return finish_any<false>(kc, a, b, 0, c, ldc, bias, act);
+  alignas(16) float tile[kMR * kNR];
+  products_to_tile(kc, a, b, tile);
+  tile_out<kFinish>(tile, c, ldc, first, bias, act);
+}
+
+// StridedKernel: kernel_neon with B's rows `ldb` floats apart.
+static void strided_neon(int kc, const float* a, const float* b, int ldb, float* c, int ldc, int first, bool finish,
+                         const float* bias, TileAct act) {
+  const long lb = long(ldb) * long(sizeof(float));
+  if (!finish && first) return strided_to_c(kc, a, b, lb, c, ldc);
+  if (finish && first) return finish_any<true>(kc, a, b, lb, c, ldc, bias, act);
+  alignas(16) float tile[kMR * kNR];
+  strided_to_tile(kc, a, b, lb, tile);
+  if (finish) tile_out<true>(tile, c, ldc, first, bias, act);
+  else tile_out<false>(tile, c, ldc, first, bias, act);
+}
+
+// NarrowKernel: the panel's first `cols` columns from B rows kNR apart. One column: the eight
+// rows' accumulators in two vectors, B's value broadcast; two to four: an 8x4 tile. Each
+// accumulator starts at +0 and takes the same fused multiply-adds in k order as the 8x12 tile's
+// (a * b and b * a are the same product): the same bits in the columns that matter.
+static void narrow_neon(int kc, const float* a, const float* b, float* c, int ldc, int cols) {
+  if (cols > 4) return products_to_c(kc, a, b, c, ldc);
+  if (cols == 1) {
+    // Four k steps an iteration: two LD1 of four vectors for A, B's four values by LDR with
+    // offsets, FMLA by element.
+    float32x4_t lo = vdupq_n_f32(0.f), hi = vdupq_n_f32(0.f);
+    int k = 0;
+    for (; k + 4 <= kc; k += 4, a += 4 * kMR, b += 4 * kNR) {
+      const float32x4x4_t a01 = vld1q_f32_x4(a), a23 = vld1q_f32_x4(a + 2 * kMR);
+      const float b0 = b[0], b1 = b[kNR], b2 = b[2 * kNR], b3 = b[3 * kNR];
+      lo = vfmaq_n_f32(lo, a01.val[0], b0);
+      hi = vfmaq_n_f32(hi, a01.val[1], b0);
+      lo = vfmaq_n_f32(lo, a01.val[2], b1);
+      hi = vfmaq_n_f32(hi, a01.val[3], b1);
+      lo = vfmaq_n_f32(lo, a23.val[0], b2);
+      hi = vfmaq_n_f32(hi, a23.val[1], b2);
+      lo = vfmaq_n_f32(lo, a23.val[2], b3);
+      hi = vfmaq_n_f32(hi, a23.val[3], b3);
+    }
+    for (; k < kc; ++k, a += kMR, b += kNR) {
+      lo = vfmaq_n_f32(lo, vld1q_f32(a), b[0]);
+      hi = vfmaq_n_f32(hi, vld1q_f32(a + 4), b[0]);
+    }
+    c[0] = vgetq_lane_f32(lo, 0), c[ldc] = vgetq_lane_f32(lo, 1), c[2 * ldc] = vgetq_lane_f32(lo, 2);
+    c[3 * ldc] = vgetq_lane_f32(lo, 3), c[4 * ldc] = vgetq_lane_f32(hi, 0), c[5 * ldc] = vgetq_lane_f32(hi, 1);
+    c[6 * ldc] = vgetq_lane_f32(hi, 2), c[7 * ldc] = vgetq_lane_f32(hi, 3);
+    return;
+  }
+  float32x4_t acc[kMR];
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = vdupq_n_f32(0.f);
+  for (int k = 0; k < kc; ++k, a += kMR, b += kNR) {
+    const float32x4_t a_lo = vld1q_f32(a), a_hi = vld1q_f32(a + 4), bv = vld1q_f32(b);
+    acc[0] = vfmaq_laneq_f32(acc[0], bv, a_lo, 0);
+    acc[1] = vfmaq_laneq_f32(acc[1], bv, a_lo, 1);
+    acc[2] = vfmaq_laneq_f32(acc[2], bv, a_lo, 2);
+    acc[3] = vfmaq_laneq_f32(acc[3], bv, a_lo, 3);
+    acc[4] = vfmaq_laneq_f32(acc[4], bv, a_hi, 0);
+    acc[5] = vfmaq_laneq_f32(acc[5], bv, a_hi, 1);
+    acc[6] = vfmaq_laneq_f32(acc[6], bv, a_hi, 2);
+    acc[7] = vfmaq_laneq_f32(acc[7], bv, a_hi, 3);
+  }
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) vst1q_f32(c + i * ldc, acc[i]);
 }
 
 #else  // 32-bit ARMv7 NEON
@@ -209,7 +423,11 @@ static void neon_block(int kc, const float* a, const float* b, float* c, int ldc
   kernel_neon<false>(kc, a, b, c, ldc, first, nullptr, TileAct::kLinear);
 }
 
+#if defined(__aarch64__)
+KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, &strided_neon, &narrow_neon}; }
+#else
 KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>}; }
+#endif
 
 }  // namespace mdfi::kernels
 #endif

@@ -23,12 +23,19 @@ using FinishKernel = void (*)(int kc, const float* a, const float* b, float* c, 
 using StridedKernel = void (*)(int kc, const float* a, const float* b, int ldb, float* c, int ldc, int first,
                                bool finish, const float* bias, TileAct act);
 
+// fn with first != 0 for a panel whose columns from `cols` (< nr) on are padding: C's columns
+// [0, cols) get the same values fn gives them; its other columns up to nr may be overwritten
+// with padding products or left as they were. Fewer multiply-adds for a layer's last, nearly
+// empty panel (a 13x13 map's 49 Winograd tiles: four panels of 12 and one).
+using NarrowKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int cols);
+
 struct KernelInfo {
   const char* name;
   int nr;  // columns per B panel
   MicroKernel fn;
   FinishKernel finish = nullptr;  // the last K block with the epilogue fused; null: sgemm applies it after
   StridedKernel strided = nullptr;  // null: sgemm packs every B panel
+  NarrowKernel narrow = nullptr;  // null: fn for every panel
 };
 
 KernelInfo micro_generic();

@@ -1,6 +1,7 @@
 #include "sgemm.h"
 
 #include "cpu_features.h"
+#include "im2col_neon.h"
 #include "transpose_x86.h"
 
 #include <algorithm>
@@ -188,6 +189,9 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
       j += len;
     }
     float* panel = dst + size_t(p) * kc;
+    if (n_runs == 1 && cols == nr &&
+        im2col_panel_inside(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel))
+      continue;
     int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
     for (int r = 0; r < kc; ++r) {
       const float* plane = im_ + size_t(ch) * h_ * w_;
@@ -202,7 +206,7 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
         }
         const float* src = plane + size_t(iy) * w_;
         const int ix0 = run.ox * s_ - p_ + kx * d_;  // input column of the run's first element
-        im2col_row_run(src, ix0, s_, w_, run.len, out);
+        if (!im2col_run_inside(src, ix0, s_, w_, run.len, out)) im2col_row_run(src, ix0, s_, w_, run.len, out);
       }
       for (int j = cols; j < nr; ++j) d[j] = 0.f;
       if (++kx == k_) {

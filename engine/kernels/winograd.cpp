@@ -29,13 +29,20 @@ int panel_count(const WinogradGeo& geo, int nr) { return (geo.tiles() + nr - 1) 
 size_t v_panel_floats(const WinogradGeo& geo, int nr) { return size_t(geo.n2()) * geo.channels * nr; }
 size_t m_floats(const WinogradGeo& geo, int nr) { return size_t(geo.n2()) * kMR * nr; }
 
+// C = U * V for one plane of one tile panel whose first `cols` tiles are real (the rest padding).
+inline void plane_product(const KernelInfo& kern, int C, const float* u, const float* v, float* m, int nr, int cols) {
+  if (kern.narrow && cols < nr) kern.narrow(C, u, v, m, nr, cols);
+  else kern.fn(C, u, v, m, nr, 1);
+}
+
 // One tile panel times one filter panel: n2 micro-kernel calls into `mbuf`, then the output pass.
 void panel_product(const WinogradGeo& geo, const WinogradOps& ops, const KernelInfo& kern, const float* vpanel,
                    const float* u_panel, size_t plane_stride, int f_first, int t_first, const float* bias,
                    Activation act, float* out, float* mbuf) {
-  const int nr = kern.nr, C = geo.channels;
+  const int nr = kern.nr, C = geo.channels, cols = std::min(nr, geo.tiles() - t_first);
   for (int p = 0; p < geo.n2(); ++p)
-    kern.fn(C, u_panel + p * plane_stride, vpanel + size_t(p) * C * nr, mbuf + size_t(p) * kMR * nr, nr, 1);
+    plane_product(kern, C, u_panel + p * plane_stride, vpanel + size_t(p) * C * nr, mbuf + size_t(p) * kMR * nr, nr,
+                  cols);
   ops.output(geo, mbuf, nr, f_first, t_first, bias, act, out);
 }
 
@@ -133,8 +140,10 @@ void multiply_pass(const WinogradGeo& geo, const WinogradOps& ops, const KernelI
     for (int p = 0; p < n2; ++p)
       for (int ti = 0; ti < tn; ++ti) {
         const float* vp = v + size_t(t0 + ti) * vf + size_t(p) * C * nr;
+        const int cols = std::min(nr, geo.tiles() - (t0 + ti) * nr);
         for (int qi = 0; qi < qn; ++qi)
-          kern.fn(C, u_at(qi) + p * plane_stride, vp, mbuf + size_t(qi * tn + ti) * mf + size_t(p) * kMR * nr, nr, 1);
+          plane_product(kern, C, u_at(qi) + p * plane_stride, vp, mbuf + size_t(qi * tn + ti) * mf + size_t(p) * kMR * nr,
+                        nr, cols);
       }
     for (int qi = 0; qi < qn; ++qi)
       for (int ti = 0; ti < tn; ++ti)

@@ -58,7 +58,7 @@ WinogradOps winograd_ops_avx2();
 WinogradOps winograd_ops_avx512();
 #endif
 #if defined(__aarch64__)
-WinogradOps winograd_ops_neon();  // F(4x4)'s gather, transforms and scatter in NEON (winograd_neon.cpp)
+WinogradOps winograd_ops_neon();  // gathers, transforms and scatters in NEON (winograd_neon.cpp)
 #endif
 const WinogradOps& winograd_ops();                        // the best this CPU runs
 const WinogradOps* find_winograd_ops(const char* name);  // nullptr when not built or not supported

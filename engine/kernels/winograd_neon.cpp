@@ -1,11 +1,12 @@
-// Winograd's per-tile work with NEON intrinsics for F(4x4,3x3) on aarch64 (winograd.h). The
-// portable code (winograd_tiles.inc) vectorises its transforms across tiles, but it gathers
-// each tile's 6x6 input patch and scatters its 4x4 output block one float at a time, and those
-// copies were most of its instructions. Here the gather is LD4 (lanes = four tiles side by
-// side: LD4 of a padded input row splits it into the four columns of four consecutive tiles) and
-// the scatter ST4, the transforms run on whole vectors, and the layouts (V, the product tiles)
-// are the portable code's. The weight transform (F(2x2) and F(4x4)) gathers four filters by 4x4
-// transposes; F(2x2)'s input and output passes are the portable code's.
+// Winograd's per-tile work with NEON intrinsics for F(4x4,3x3) and F(2x2,3x3) on aarch64
+// (winograd.h). The portable code (winograd_tiles.inc) vectorises its transforms across tiles,
+// but it gathers each tile's input patch and scatters its output block one float at a time, and
+// those copies were most of its instructions. Here the gather is LD4 / LD2 (lanes = four tiles
+// side by side: LD4 of a padded input row splits it into the four columns of four consecutive
+// F(4x4) tiles, LD2 into two of F(2x2)'s) and the scatter ST4 / ST2, the transforms run on whole
+// vectors, and the layouts (V, the product tiles) are the portable code's. The weight transform
+// gathers four filters by 4x4 transposes. (F(2x2)'s passes had run the portable code: 20.9 M
+// instructions per inference on yolov3-tiny's three 13x13 layers, 11.9 M here.)
 //
 // Same IEEE operations in the same order as Tf<M> (columns, then rows; no FMA), and the same
 // bias and activation: the [winograd] tests check this variant against the generic one bit for
@@ -17,6 +18,12 @@
 #include <cstring>
 
 #include "winograd.h"
+
+#if defined(__clang__)
+#define MDFI_WINO_UNROLL _Pragma("unroll")
+#else
+#define MDFI_WINO_UNROLL _Pragma("GCC unroll 8")
+#endif
 
 namespace mdfi::kernels {
 namespace wino_neon {
@@ -43,6 +50,33 @@ inline void out4(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
   r[3 * rs] = vaddq_f32(vaddq_f32(b, vmulq_n_f32(d, 8.f)), m5);
 }
 
+// Tf<2>::in on four vectors.
+inline void in2(const float32x4_t* d, int ds, float32x4_t* r, int rs) {
+  const float32x4_t d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];
+  r[0] = vsubq_f32(d0, d2);
+  r[rs] = vaddq_f32(d1, d2);
+  r[2 * rs] = vsubq_f32(d2, d1);
+  r[3 * rs] = vsubq_f32(d1, d3);
+}
+
+// Tf<2>::out on four vectors.
+inline void out2(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
+  const float32x4_t m0 = m[0], m1 = m[ms], m2 = m[2 * ms], m3 = m[3 * ms];
+  r[0] = vaddq_f32(vaddq_f32(m0, m1), m2);
+  r[rs] = vsubq_f32(vsubq_f32(m1, m2), m3);
+}
+
+template <int M>
+inline void in_vec(const float32x4_t* d, int ds, float32x4_t* r, int rs) {
+  if constexpr (M == 4) in4(d, ds, r, rs);
+  else in2(d, ds, r, rs);
+}
+template <int M>
+inline void out_vec(const float32x4_t* m, int ms, float32x4_t* r, int rs) {
+  if constexpr (M == 4) out4(m, ms, r, rs);
+  else out2(m, ms, r, rs);
+}
+
 // + bias, then linear, leaky (Darknet's double product, on double lanes) or relu (x * (x > 0)).
 inline float32x4_t finish(float32x4_t v, float b, Activation act) {
   v = vaddq_f32(v, vdupq_n_f32(b));
@@ -55,9 +89,10 @@ inline float32x4_t finish(float32x4_t v, float b, Activation act) {
   return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
 }
 
-// V of tile panel `panel` for F(4x4): transform_panel<4>'s layout and padding rules.
-void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
-  constexpr int M = 4, n = 6;
+// V of tile panel `panel`: transform_panel<M>'s layout and padding rules.
+template <int M>
+void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
+  constexpr int n = M + 2;
   const int tx_count = geo.tiles_x(), tiles = geo.tiles(), C = geo.channels, H = geo.height, W = geo.width;
   const size_t plane = size_t(C) * nr;
   const int cols = std::max(0, std::min(nr, tiles - panel * nr));
@@ -74,8 +109,14 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
       const int len = std::min(cols - j, tx_count - tx);
       const int y0 = ty * M - geo.pad, x0 = tx * M - geo.pad, width = (len - 1) * M + n;
       const int lo = std::min(width, std::max(0, -x0)), hi = std::max(lo, std::min(width, W - x0));
+      // A run whose rows lie inside the image (F(4x4): and the two floats the last LD4 reads past
+      // them) is gathered where it lies; only runs over the padding are copied out first.
+      const float* rp[n];
+      const bool inside = y0 >= 0 && y0 + n <= H && x0 >= 0 && x0 + width + (M == 4 ? 2 : 0) <= W;
       for (int y = 0; y < n; ++y) {
         float* row = rows[y];
+        rp[y] = inside ? src + size_t(y0 + y) * W + x0 : row;
+        if (inside) continue;
         const int iy = y0 + y;
         if (iy < 0 || iy >= H) {
           std::memset(row, 0, size_t(width) * sizeof(float));
@@ -89,36 +130,50 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
         for (; x < hi; ++x) row[x] = from[x];
         for (x = hi; x < width; ++x) row[x] = 0.f;
       }
-      // Column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3, LD4 at
-      // 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
+      // F(4x4): column x of tile q is row[4q + x]: LD4 at 4q gives x = 0..3 of tiles q..q+3,
+      // LD4 at 4q + 4 gives x = 4, 5 (its first two lanes' sources are the next tiles' x = 0, 1).
+      // F(2x2): row[2q + x]: LD2 at 2q gives x = 0, 1, LD2 at 2q + 2 gives x = 2, 3.
       int q = 0;
       for (; q + 4 <= len; q += 4)
         for (int y = 0; y < n; ++y) {
-          const float32x4x4_t a = vld4q_f32(rows[y] + 4 * q), b = vld4q_f32(rows[y] + 4 * q + 4);
           float* dk = &d[y * n][j + q];
-          vst1q_f32(dk, a.val[0]);
-          vst1q_f32(dk + kMaxNR, a.val[1]);
-          vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
-          vst1q_f32(dk + 3 * kMaxNR, a.val[3]);
-          vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
-          vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
+          if constexpr (M == 4) {
+            const float32x4x4_t a = vld4q_f32(rp[y] + 4 * q), b = vld4q_f32(rp[y] + 4 * q + 4);
+            vst1q_f32(dk, a.val[0]);
+            vst1q_f32(dk + kMaxNR, a.val[1]);
+            vst1q_f32(dk + 2 * kMaxNR, a.val[2]);
+            vst1q_f32(dk + 3 * kMaxNR, a.val[3]);
+            vst1q_f32(dk + 4 * kMaxNR, b.val[0]);
+            vst1q_f32(dk + 5 * kMaxNR, b.val[1]);
+          } else {
+            const float32x4x2_t a = vld2q_f32(rp[y] + 2 * q), b = vld2q_f32(rp[y] + 2 * q + 2);
+            vst1q_f32(dk, a.val[0]);
+            vst1q_f32(dk + kMaxNR, a.val[1]);
+            vst1q_f32(dk + 2 * kMaxNR, b.val[0]);
+            vst1q_f32(dk + 3 * kMaxNR, b.val[1]);
+          }
         }
       for (; q < len; ++q)
         for (int y = 0; y < n; ++y)
-          for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rows[y][q * M + x];
+          for (int x = 0; x < n; ++x) d[y * n + x][j + q] = rp[y][q * M + x];
       j += len;
     }
     // Per four tiles: columns (over y), then rows (over x), each row of V stored as it is made,
     // straight into V (planes C * nr floats apart: with nr = 12 not a power of two, so these
     // stores do not all fall into one cache set, which is why the portable code buffers them).
     float* vc = dst + size_t(c) * nr;
+    // Each column's n vectors are loaded as it is transformed: loading all n^2 into an array
+    // first made GCC copy them through the stack in a loop (a fifth of this function).
     for (int g = 0; g < groups; ++g) {
-      float32x4_t dv[n * n], tv[n * n];
-      for (int k = 0; k < n * n; ++k) dv[k] = vld1q_f32(&d[k][4 * g]);
-      for (int x = 0; x < n; ++x) in4(dv + x, n, tv + x, n);
-      for (int y = 0; y < n; ++y) {
+      float32x4_t tv[n * n];
+      MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) {
+        float32x4_t col[n];
+        MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) col[y] = vld1q_f32(&d[y * n + x][4 * g]);
+        in_vec<M>(col, 1, tv + x, n);
+      }
+      MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) {
         float32x4_t vv[n];
-        in4(tv + y * n, 1, vv, 1);
+        in_vec<M>(tv + y * n, 1, vv, 1);
         for (int x = 0; x < n; ++x) vst1q_f32(vc + size_t(y * n + x) * plane + 4 * g, vv[x]);
       }
     }
@@ -126,10 +181,11 @@ void input4(const WinogradGeo& geo, const float* in, int panel, int nr, float* d
 }
 
 // The products of one tile panel and one filter panel through the output transform, bias and
-// activation into `out`: output_panel<4>'s layout and edge rules.
-void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
-             Activation act, float* out) {
-  constexpr int M = 4, n = 6;
+// activation into `out`: output_panel<M>'s layout and edge rules.
+template <int M>
+void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
+                  Activation act, float* out) {
+  constexpr int n = M + 2;
   const int rows = std::min(kMR, geo.filters - f_first), cols = std::min(nr, geo.tiles() - t_first);
   const int tx_count = geo.tiles_x(), OH = geo.out_h, OW = geo.out_w;
   const int groups = (cols + 3) / 4;
@@ -141,10 +197,13 @@ void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int
     const float* m0 = mbuf + size_t(i) * nr;  // element p of tile j at m0[p * kMR * nr + j]
     const size_t ps = size_t(kMR) * nr;
     for (int g = 0; g < groups; ++g) {
-      float32x4_t mv[n * n], tv[M * n], yv[M * M];
-      for (int p = 0; p < n * n; ++p) mv[p] = vld1q_f32(m0 + p * ps + 4 * g);
-      for (int x = 0; x < n; ++x) out4(mv + x, n, tv + x, n);
-      for (int r = 0; r < M; ++r) out4(tv + r * n, 1, yv + r * M, 1);
+      float32x4_t tv[M * n], yv[M * M];
+      MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) {  // loaded column by column, as in the input pass
+        float32x4_t col[n];
+        MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) col[y] = vld1q_f32(m0 + (y * n + x) * ps + 4 * g);
+        out_vec<M>(col, 1, tv + x, n);
+      }
+      MDFI_WINO_UNROLL for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
       for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
     }
     if (!vector_act)
@@ -159,14 +218,21 @@ void output4(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int
       for (int r = 0; r < h; ++r) {
         float* o = plane + size_t(oy + r) * OW + size_t(tx) * M;
         int q = 0;
-        // ST4 interleaves the four columns of four tiles into one output row of 16.
+        // ST4 (ST2) interleaves the four (two) columns of four tiles into one output row.
         for (; q + 4 <= full; q += 4) {
-          float32x4x4_t s;
-          s.val[0] = vld1q_f32(&y[r * M][j + q]);
-          s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
-          s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
-          s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
-          vst4q_f32(o + q * M, s);
+          if constexpr (M == 4) {
+            float32x4x4_t s;
+            s.val[0] = vld1q_f32(&y[r * M][j + q]);
+            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
+            s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
+            s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
+            vst4q_f32(o + q * M, s);
+          } else {
+            float32x4x2_t s;
+            s.val[0] = vld1q_f32(&y[r * M][j + q]);
+            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
+            vst2q_f32(o + q * M, s);
+          }
         }
         for (; q < full; ++q)
           for (int s = 0; s < M; ++s) o[q * M + s] = y[r * M + s][j + q];
@@ -201,16 +267,32 @@ inline void weight_vec<4>(const float32x4_t* g, int gs, float32x4_t* r, int rs) 
   r[5 * rs] = g2;
 }
 
+// Columns, then rows, of one channel's nine taps across four filters (gv[k]: tap k), each row of
+// U stored as it is made (t_c: its element 0, t_plane floats to the next element).
+template <int M>
+inline void weight_taps(const float32x4_t* gv, float* t_c, size_t t_plane) {
+  constexpr int n = M + 2;
+  float32x4_t col[n * 3];
+  MDFI_WINO_UNROLL for (int x = 0; x < 3; ++x) weight_vec<M>(gv + x, 3, col + x, 3);
+  MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) {
+    float32x4_t tv[n];
+    weight_vec<M>(col + y * 3, 1, tv, 1);
+    MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) vst1q_f32(t_c + size_t(y * n + x) * t_plane, tv[x]);
+  }
+}
+
 // transform_weights<M> with the gather and the transform in NEON. The raw rows of four filters
 // are 9 floats per channel, so four channels are nine vectors per filter; 4x4 transposes of the
 // four filters' vectors give each (channel, tap) across the filters, the lanes the transform
-// works on (the portable code gathered them one float at a time: most of its instructions, and
-// with weights streamed this runs for every weight of every image).
+// works on, and they are transformed from registers (the portable code gathered them one float
+// at a time: most of its instructions, and with weights streamed this runs for every weight of
+// every image). Filters short of a four and channels past the last four go through `g`.
 template <int M>
 void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
                   size_t plane_stride, int panel) {
   constexpr int n = Tf<M>::n;
-  constexpr int kChunk = 16;  // channels gathered before any is transformed, a multiple of 4
+  constexpr int kChunk = 16;  // channels transformed before U is written, a multiple of 4
+  constexpr size_t kPlane = size_t(kChunk) * kMR;  // t's floats from one element to the next
   const int C = geo.channels;
   float* dst = u_block + size_t(panel) * kMR * C;
   alignas(32) float g[kChunk][9][kMR], t[n * n][kChunk][kMR];
@@ -219,6 +301,7 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
       for (int i = rows; i < kMR; ++i) g[cc][k][i] = 0.f;
   for (int c0 = 0; c0 < C; c0 += kChunk) {
     const int cn = std::min(kChunk, C - c0);
+    int done[kMR / 4] = {};  // per four filters: channels already in t
     for (int i0 = 0; i0 < kMR; i0 += 4) {
       const int quad = std::min(4, rows - i0);
       if (quad <= 0) break;
@@ -227,23 +310,25 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
         const float32x4_t sc = scale ? vld1q_f32(scale + i0) : vdupq_n_f32(1.f);
         const float* w0 = raw + (size_t(i0) * C + c0) * 9;
         const size_t fs = size_t(C) * 9;  // one filter to the next
-        for (; cc + 4 <= cn; cc += 4)
-          for (int q = 0; q < 9; ++q) {
+        for (; cc + 4 <= cn; cc += 4) {
+          float32x4_t x[36];  // element 4q + e of the four channels' 36: channel (4q + e) / 9, tap (4q + e) % 9
+          MDFI_WINO_UNROLL for (int q = 0; q < 9; ++q) {
             const float* w = w0 + size_t(cc) * 9 + 4 * q;
             const float32x4_t a0 = vld1q_f32(w), a1 = vld1q_f32(w + fs), a2 = vld1q_f32(w + 2 * fs),
                               a3 = vld1q_f32(w + 3 * fs);
             const float32x4_t b0 = vtrn1q_f32(a0, a1), b1 = vtrn2q_f32(a0, a1), b2 = vtrn1q_f32(a2, a3),
                               b3 = vtrn2q_f32(a2, a3);
-            float32x4_t x[4];
-            x[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            x[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            x[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            x[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            // x[e]: element 4q + e of the four channels' 36 (channel cc + (4q + e) / 9, tap
-            // (4q + e) % 9), which is where g holds it: g[cc][0] + (4q + e) taps further on.
-            float* gq = &g[cc][0][i0] + size_t(4 * q) * kMR;
-            for (int e = 0; e < 4; ++e) vst1q_f32(gq + e * kMR, scale ? vmulq_f32(x[e], sc) : x[e]);
+            float32x4_t* xq = x + 4 * q;
+            xq[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            xq[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            xq[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+            xq[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+            if (scale)
+              MDFI_WINO_UNROLL for (int e = 0; e < 4; ++e) xq[e] = vmulq_f32(xq[e], sc);
           }
+          MDFI_WINO_UNROLL for (int c = 0; c < 4; ++c) weight_taps<M>(x + 9 * c, &t[0][cc + c][i0], kPlane);
+        }
+        done[i0 / 4] = cc;
       }
       for (int i = i0; i < i0 + quad; ++i) {  // what is left: channels past the last four, or < 4 filters
         const float* w = raw + (size_t(i) * C + c0) * 9;
@@ -251,16 +336,11 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
           for (int k = 0; k < 9; ++k) g[c][k][i] = scale ? w[c * 9 + k] * scale[i] : w[c * 9 + k];
       }
     }
-    for (int cc = 0; cc < cn; ++cc)
-      for (int h = 0; h < kMR; h += 4) {  // columns, then rows, four filters a vector
-        float32x4_t gv[9], col[n * 3];
+    for (int h = 0; h < kMR; h += 4)  // the rest from g: columns, then rows, four filters a vector
+      for (int cc = done[h / 4]; cc < cn; ++cc) {
+        float32x4_t gv[9];
         for (int k = 0; k < 9; ++k) gv[k] = vld1q_f32(&g[cc][k][h]);
-        for (int x = 0; x < 3; ++x) weight_vec<M>(gv + x, 3, col + x, 3);
-        for (int y = 0; y < n; ++y) {  // each row of U stored as it is made: no array of n * n live
-          float32x4_t tv[n];
-          weight_vec<M>(col + y * 3, 1, tv, 1);
-          for (int x = 0; x < n; ++x) vst1q_f32(&t[y * n + x][cc][h], tv[x]);
-        }
+        weight_taps<M>(gv, &t[0][cc][h], kPlane);
       }
     for (int k = 0; k < n * n; ++k)
       std::memcpy(dst + size_t(k) * plane_stride + size_t(c0) * kMR, t[k], size_t(cn) * kMR * sizeof(float));
@@ -274,14 +354,16 @@ void weights(const WinogradGeo& geo, int rows, const float* raw, const float* sc
 }
 
 void input(const WinogradGeo& geo, const float* in, int panel, int nr, float* dst) {
-  if (geo.m == 4 && nr % 4 == 0) input4(geo, in, panel, nr, dst);
-  else input_panel(geo, in, panel, nr, dst);
+  if (nr % 4 != 0) input_panel(geo, in, panel, nr, dst);
+  else if (geo.m == 4) input_tiles<4>(geo, in, panel, nr, dst);
+  else input_tiles<2>(geo, in, panel, nr, dst);
 }
 
 void output(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
             Activation act, float* out) {
-  if (geo.m == 4 && nr % 4 == 0) output4(geo, mbuf, nr, f_first, t_first, bias, act, out);
-  else output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  if (nr % 4 != 0) output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else if (geo.m == 4) output_tiles<4>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else output_tiles<2>(geo, mbuf, nr, f_first, t_first, bias, act, out);
 }
 
 }  // namespace wino_neon

@@ -38,12 +38,13 @@ TEST_CASE("an ARM build has the NEON micro-kernel and chooses it by default", "[
 #if defined(__ARM_NEON) || defined(__aarch64__)
 TEST_CASE("NEON micro-kernel tile: each value the k products accumulated in order, bit for bit", "[layers]") {
   // aarch64: one fused multiply-add per k step (FMLA), from +0; ARMv7: multiply, then add
-  // (VMLA), each rounded. Odd and even kc (the aarch64 loop takes two steps at a time), with
-  // C overwritten, accumulated into, and finished with bias and leaky.
+  // (VMLA), each rounded. Every kc modulo 4 (the aarch64 loop takes four steps at a time, then a
+  // pair, then one), with C overwritten, accumulated into, and finished with bias and leaky; on
+  // aarch64 the narrow form for panels with only `cols` real columns too.
   const KernelInfo* k = find_kernel("neon");
   REQUIRE(k != nullptr);
   const int nr = k->nr;
-  for (int kc : {1, 2, 3, 4, 7, 16, 33}) {
+  for (int kc : {1, 2, 3, 4, 6, 7, 16, 33}) {
     const std::vector<float> a = random_floats(size_t(kc) * kMR, 41), b = random_floats(size_t(kc) * nr, 42);
     const std::vector<float> old = random_floats(size_t(kMR) * nr, 43), bias = random_floats(kMR, 44);
     std::vector<float> want(size_t(kMR) * nr);
@@ -85,6 +86,24 @@ TEST_CASE("NEON micro-kernel tile: each value the k products accumulated in orde
       volatile float sum = want[size_t(i) * nr + j] + bias[i];
       return activate(float(sum), Activation::kLeaky);
     });
+#if defined(__aarch64__)
+    // The narrow form (Winograd's last panel): the real columns as `first`, nothing past the
+    // tile's nr columns touched.
+    REQUIRE(k->narrow != nullptr);
+    for (int cols = 1; cols < nr; ++cols) {
+      for (float& v : c) v = 9.f;
+      k->narrow(kc, a.data(), b.data(), c.data(), ldc, cols);
+      for (int i = 0; i < kMR; ++i)
+        for (int j = 0; j < ldc; ++j) {
+          const float got = c[size_t(i) * ldc + j];
+          INFO("narrow kc=" << kc << " cols=" << cols << " row " << i << " col " << j << " got " << got);
+          if (j < cols) REQUIRE(std::memcmp(&got, &want[size_t(i) * nr + j], sizeof(float)) == 0);
+          else if (j >= nr) REQUIRE(got == 9.f);
+        }
+    }
+#else
+    CHECK(k->narrow == nullptr);  // ARMv7: every panel through fn
+#endif
   }
 }
 #endif  // the NEON micro-kernel is built only for ARM
