@@ -256,8 +256,8 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
     if (g.holds(first + l)) continue;
     if (band_tile(nodes, schedule, first + l)) {
       const size_t w = node.wino_input_weight_bytes;
-      const size_t step =
-          w + winograd_rows_workspace_floats(node.wino_geo, p.max_new_rows[size_t(l)], false, threads) * sizeof(float);
+      const size_t step = w + winograd_rows_workspace_floats(node.wino_geo, p.max_new_rows[size_t(l)], false, threads,
+                                                             w / sizeof(float)) * sizeof(float);
       if (step > p.step_bytes) {
         p.step_bytes = step;
         p.step_weight_bytes = w;

@@ -223,4 +223,15 @@ Status winograd_detail::run_streamed(const ConvLayer& l, LayerIO& io, const kern
   return source.status();
 }
 
+Status winograd_detail::multiply_streamed(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo,
+                                          const float* scale, const float* bias, float* out, float* workspace) {
+  const int threads = thread_count(io);
+  auto panels = Buffer::make(*io.mem, kernels::winograd_stream_weight_floats(geo, threads), MemCategory::kWeights,
+                             "Winograd weight panels");
+  if (!panels.ok()) return panels.status();
+  StreamedPanels source(l, io, geo, scale);
+  kernels::winograd_multiply_streamed(geo, source, bias, l.activation, out, threads, workspace, panels->data());
+  return source.status();
+}
+
 }  // namespace mdfi

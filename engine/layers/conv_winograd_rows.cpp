@@ -19,23 +19,25 @@ kernels::WinogradGeo winograd_rows_geo(const kernels::WinogradGeo& whole, int ro
   return g;
 }
 
-static size_t scratch_floats(const kernels::WinogradGeo& whole, int rows) {
+static size_t scratch_in_floats(const kernels::WinogradGeo& g) { return size_t(g.channels) * g.height * g.width; }
+static size_t scratch_out_floats(const kernels::WinogradGeo& g) { return size_t(g.filters) * g.out_h * g.out_w; }
+
+// What a step of exactly `rows` rows holds at its peak, with `w` floats of streamed weights.
+static size_t step_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads, size_t w) {
   const kernels::WinogradGeo g = winograd_rows_geo(whole, rows);
-  return size_t(g.channels) * g.height * g.width + size_t(g.filters) * g.out_h * g.out_w;
+  if (held) return scratch_in_floats(g) + scratch_out_floats(g) + kernels::winograd_panel_workspace_floats(g, threads);
+  return kernels::winograd_input_workspace_floats(g, threads) + std::max(scratch_in_floats(g), w + scratch_out_floats(g));
 }
 
-static size_t way_floats(const kernels::WinogradGeo& g, bool held, int threads) {
-  return held ? kernels::winograd_panel_workspace_floats(g, threads) : kernels::winograd_input_workspace_floats(g, threads);
-}
-
-size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads) {
+size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads,
+                                      size_t weight_floats) {
   if (rows <= 0) return 0;
   // The micro-kernel (so the panel width and the workspace) depends on the step's tile count, not
-  // always growing with it (winograd_kernel): the most over every tile-row count up to `rows`.
+  // always growing with it (winograd_kernel): the most over every step size up to `rows`.
   size_t most = 0;
   const int m = whole.m;
-  for (int r = m; r < rows + m; r += m) most = std::max(most, way_floats(winograd_rows_geo(whole, std::min(r, rows)), held, threads));
-  return scratch_floats(whole, rows) + most;
+  for (int r = m; r < rows + m; r += m) most = std::max(most, step_floats(whole, std::min(r, rows), held, threads, weight_floats));
+  return most - (held ? 0 : weight_floats);
 }
 
 Status winograd_rows_prepare(const ConvLayer& l, LayerIO& io, PreparedRows& out) {
@@ -79,25 +81,38 @@ Status winograd_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const
       std::memcpy(d + lo, in.row(c, iy) + (lo - pad), size_t(hi - lo) * sizeof(float));
       std::memset(d + hi, 0, size_t(sw - hi) * sizeof(float));
     }
-  auto sout = Buffer::make(*io.mem, size_t(geo.filters) * geo.out_h * geo.out_w, MemCategory::kWorkspace,
-                           "Winograd band output");
-  if (!sout.ok()) return sout.status();
+  Buffer sout;
+  auto make_out = [&]() {
+    auto b = Buffer::make(*io.mem, size_t(geo.filters) * geo.out_h * geo.out_w, MemCategory::kWorkspace,
+                          "Winograd band output");
+    if (!b.ok()) return b.status();
+    sout = std::move(*b);
+    return Status::Ok();
+  };
   if (prepared) {
+    MDFI_RETURN_IF_ERROR(make_out());
     auto ws = Buffer::make(*io.mem, kernels::winograd_panel_workspace_floats(geo, threads), MemCategory::kWorkspace,
                            "Winograd tile panels");
     if (!ws.ok()) return ws.status();
     kernels::winograd_conv_whole_weights(geo, sin->data(), prepared->weights.data(), prepared->bias.data(), l.activation,
-                                         sout->data(), threads, ws->data());
+                                         sout.data(), threads, ws->data());
   } else {
+    // V first, from the scratch input, which then goes before the weights and the output come.
+    auto ws = Buffer::make(*io.mem, kernels::winograd_input_workspace_floats(geo, threads), MemCategory::kWorkspace,
+                           "Winograd input tiles");
+    if (!ws.ok()) return ws.status();
+    kernels::winograd_transform_input(geo, sin->data(), ws->data(), threads);
+    sin->reset();
     Buffer bias;
     std::vector<float> factor;
     MDFI_RETURN_IF_ERROR(l.fold_head(io, *io.mem, &bias, &factor));
-    MDFI_RETURN_IF_ERROR(winograd_detail::run_streamed(l, io, geo, sin->data(), l.batch_normalize ? factor.data() : nullptr,
-                                                       bias.data(), sout->data()));
+    MDFI_RETURN_IF_ERROR(make_out());
+    MDFI_RETURN_IF_ERROR(winograd_detail::multiply_streamed(l, io, geo, l.batch_normalize ? factor.data() : nullptr,
+                                                            bias.data(), sout.data(), ws->data()));
   }
   const size_t plane = size_t(rows) * l.out.w;  // a channel's step rows lie one after another in the window
   for (int f = 0; f < l.filters; ++f)
-    std::memcpy(out.row(f, y0), sout->data() + size_t(f) * plane, plane * sizeof(float));
+    std::memcpy(out.row(f, y0), sout.data() + size_t(f) * plane, plane * sizeof(float));
   return Status::Ok();
 }
 

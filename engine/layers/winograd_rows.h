@@ -25,10 +25,13 @@ namespace mdfi {
 
 // The geometry the kernels see for a step of `rows` output rows of a layer of geometry `whole`.
 kernels::WinogradGeo winograd_rows_geo(const kernels::WinogradGeo& whole, int rows);
-// Floats a step of at most `rows` rows allocates besides its weights (the scratch input and
-// output and the way's workspace on `threads` threads), the most over every step size up to it.
-// held: the whole-weights way on a prepared U; else the whole-input way with streamed panels.
-size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads);
+// Floats a step of at most `rows` rows allocates at once besides `weight_floats` (the most over
+// every step size up to it), so that weight_floats plus this is the step's peak. held: the
+// whole-weights way on a prepared U (the scratch input and output and the tile panels); else
+// the whole-input way with streamed panels (weight_floats: the head and the panels), whose
+// scratch input is dropped once V is made, before the weights and the scratch output come.
+size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads,
+                                      size_t weight_floats = 0);
 
 // U and the folded biases of all of `l`'s filters, for every step of a group that holds them.
 Status winograd_rows_prepare(const ConvLayer& l, LayerIO& io, PreparedRows& out);
@@ -46,6 +49,10 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
 // into `out`: allocates V and the panels from io.mem.
 Status run_streamed(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* in, const float* scale,
                     const float* bias, float* out);
+// Its second half: `workspace` holds V of every tile (winograd_transform_input) and the
+// per-thread products; allocates the panels from io.mem.
+Status multiply_streamed(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* scale,
+                         const float* bias, float* out, float* workspace);
 }  // namespace winograd_detail
 
 }  // namespace mdfi
