@@ -652,16 +652,45 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       std::stable_sort(cands.begin(), cands.end(), [&](int a, int b) { return nodes[size_t(a)].flops > nodes[size_t(b)].flops; });
       double cost = extra_cost(nodes, s);
       for (int l : cands) {
-        Schedule t = s;
-        t.algo[size_t(l)] = SchedAlgo::kWinogradInput;
-        t.block[size_t(l)] = 0;
-        const double c = extra_cost(nodes, t);
-        if (c >= cost) continue;
-        Plan tp = plan_schedule(input_bytes, nodes, t);
-        if (!fits(tp)) continue;
-        s = std::move(t);
-        choice.plan = std::move(tp);
-        cost = c;
+        const size_t gi = size_t(s.group_of(l) - s.groups.data());
+        Schedule held = s;
+        held.algo[size_t(l)] = SchedAlgo::kWinogradInput;
+        held.block[size_t(l)] = 0;
+        std::vector<Schedule> ways{held};
+        // Held, its transformed weights (4x or 16/9 the raw ones) may not fit where its GEMM
+        // weights did: streamed instead, the group's other layers still held.
+        BandGroup& g = held.groups[gi];
+        if (g.holds(l)) {
+          Schedule streamed = held;
+          BandGroup& sg = streamed.groups[gi];
+          if (sg.resident) {
+            sg.resident = false;
+            sg.held.clear();
+            for (int k = sg.first; k <= sg.last; ++k)
+              if (k != l && (nodes[size_t(k)].band == SchedNode::Band::kConv || nodes[size_t(k)].band == SchedNode::Band::kDepthwise))
+                sg.held.push_back(k);
+          } else {
+            sg.held.erase(std::find(sg.held.begin(), sg.held.end(), l));
+          }
+          ways.push_back(std::move(streamed));
+        }
+        // Each way also in lower bands, when its steps (whole tile rows of a taller band) need
+        // more than the budget has left.
+        bool done = false;
+        for (Schedule& t : ways)
+          for (; !done; t.groups[gi].band_rows = (t.groups[gi].band_rows + 1) / 2) {
+            const double c = extra_cost(nodes, t);
+            if (c >= cost) break;
+            Plan tp = plan_schedule(input_bytes, nodes, t);
+            if (fits(tp)) {
+              s = std::move(t);
+              choice.plan = std::move(tp);
+              cost = c;
+              done = true;  // the held way is the cheaper when it fits
+              break;
+            }
+            if (t.groups[gi].band_rows <= 1) break;
+          }
       }
     };
     winograd_in_groups();
