@@ -363,9 +363,11 @@ double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   return extra;
 }
 
-// Reading and transforming a raw weight again for a Winograd band step, per output float of its
-// transform: about what reading and packing one costs (150 per weight, above).
-constexpr double kRetransformCost = 150. / 9;
+// Reading and transforming the filters again for a Winograd band step, per float of U: measured
+// on darknet53's layer 14 (F(4x4), 128 -> 256 at 32x32) in four steps of 8 rows, weights
+// streamed, against the default's one pass (1 thread, EPYC VM): 2.7 ms more for three more
+// transforms of its 295k raw weights, ~3 ns (~450 FLOP-equivalents, 36/9 floats of U) each.
+constexpr double kRetransformCost = 112;
 
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
@@ -636,119 +638,135 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     // fraction: layers and groups away from the peak can usually take more. Taller bands (fewer
     // steps) and larger blocks (fewer im2col repacks) only lower the cost; each is kept when the
     // whole schedule still fits.
-    Schedule& s = choice.schedule;
-    // Winograd in the groups' band steps wherever the schedule still fits and the cost model
-    // prefers it (the default's FLOPs against transforming streamed filters again per step),
-    // the layers with the most FLOPs first: before the weights are held (GEMM weights held
-    // could leave no room for it), and again after (held, it transforms its filters once).
-    auto winograd_in_groups = [&]() {
-      if (s.algo.size() < nodes.size()) s.algo.resize(nodes.size(), SchedAlgo::kGemm);
-      std::vector<int> cands;
-      for (const BandGroup& g : s.groups)
-        for (int l = g.first; l <= g.last; ++l)
-          if (nodes[size_t(l)].band == SchedNode::Band::kConv && nodes[size_t(l)].wino_tile &&
-              s.algo[size_t(l)] == SchedAlgo::kGemm)
-            cands.push_back(l);
-      std::stable_sort(cands.begin(), cands.end(), [&](int a, int b) { return nodes[size_t(a)].flops > nodes[size_t(b)].flops; });
-      double cost = extra_cost(nodes, s);
-      for (int l : cands) {
-        const size_t gi = size_t(s.group_of(l) - s.groups.data());
-        Schedule held = s;
-        held.algo[size_t(l)] = SchedAlgo::kWinogradInput;
-        held.block[size_t(l)] = 0;
-        std::vector<Schedule> ways{held};
-        // Held, its transformed weights (4x or 16/9 the raw ones) may not fit where its GEMM
-        // weights did: streamed instead, the group's other layers still held.
-        BandGroup& g = held.groups[gi];
-        if (g.holds(l)) {
-          Schedule streamed = held;
-          BandGroup& sg = streamed.groups[gi];
-          if (sg.resident) {
-            sg.resident = false;
-            sg.held.clear();
-            for (int k = sg.first; k <= sg.last; ++k)
-              if (k != l && (nodes[size_t(k)].band == SchedNode::Band::kConv || nodes[size_t(k)].band == SchedNode::Band::kDepthwise))
-                sg.held.push_back(k);
-          } else {
-            sg.held.erase(std::find(sg.held.begin(), sg.held.end(), l));
-          }
-          ways.push_back(std::move(streamed));
-        }
-        // Each way also in lower bands, when its steps (whole tile rows of a taller band) need
-        // more than the budget has left.
-        bool done = false;
-        for (Schedule& t : ways)
-          for (; !done; t.groups[gi].band_rows = (t.groups[gi].band_rows + 1) / 2) {
-            const double c = extra_cost(nodes, t);
-            if (c >= cost) break;
-            Plan tp = plan_schedule(input_bytes, nodes, t);
-            if (fits(tp)) {
-              s = std::move(t);
-              choice.plan = std::move(tp);
-              cost = c;
-              done = true;  // the held way is the cheaper when it fits
-              break;
+    // Two orders, the cheaper kept: Winograd in the groups first (its transformed weights held
+    // where they fit, else streamed), or the GEMM weights held first and Winograd where room is
+    // left (darknet53's smallest budget: layer 14's GEMM weights held beat its filters streamed
+    // and transformed in every band).
+    const Schedule start = choice.schedule;
+    const Plan start_plan = choice.plan;
+    bool have_best = false;
+    for (int order = 0; order < 2; ++order) {
+      Schedule s = start;
+      Plan plan = start_plan;
+      // Winograd in the groups' band steps wherever the schedule still fits and the cost model
+      // prefers it (the default's FLOPs against transforming streamed filters again per step),
+      // the layers with the most FLOPs first: before the weights are held (GEMM weights held
+      // could leave no room for it), and again after (held, it transforms its filters once).
+      auto winograd_in_groups = [&]() {
+        if (s.algo.size() < nodes.size()) s.algo.resize(nodes.size(), SchedAlgo::kGemm);
+        std::vector<int> cands;
+        for (const BandGroup& g : s.groups)
+          for (int l = g.first; l <= g.last; ++l)
+            if (nodes[size_t(l)].band == SchedNode::Band::kConv && nodes[size_t(l)].wino_tile &&
+                s.algo[size_t(l)] == SchedAlgo::kGemm)
+              cands.push_back(l);
+        std::stable_sort(cands.begin(), cands.end(), [&](int a, int b) { return nodes[size_t(a)].flops > nodes[size_t(b)].flops; });
+        double cost = extra_cost(nodes, s);
+        for (int l : cands) {
+          const size_t gi = size_t(s.group_of(l) - s.groups.data());
+          Schedule held = s;
+          held.algo[size_t(l)] = SchedAlgo::kWinogradInput;
+          held.block[size_t(l)] = 0;
+          std::vector<Schedule> ways{held};
+          // Held, its transformed weights (4x or 16/9 the raw ones) may not fit where its GEMM
+          // weights did: streamed instead, the group's other layers still held.
+          BandGroup& g = held.groups[gi];
+          if (g.holds(l)) {
+            Schedule streamed = held;
+            BandGroup& sg = streamed.groups[gi];
+            if (sg.resident) {
+              sg.resident = false;
+              sg.held.clear();
+              for (int k = sg.first; k <= sg.last; ++k)
+                if (k != l && (nodes[size_t(k)].band == SchedNode::Band::kConv || nodes[size_t(k)].band == SchedNode::Band::kDepthwise))
+                  sg.held.push_back(k);
+            } else {
+              sg.held.erase(std::find(sg.held.begin(), sg.held.end(), l));
             }
-            if (t.groups[gi].band_rows <= 1) break;
+            ways.push_back(std::move(streamed));
           }
-      }
-    };
-    winograd_in_groups();
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
-      Schedule t = s;
-      t.groups[gi].resident = true;
-      for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
-      Plan tp = plan_schedule(input_bytes, nodes, t);
-      if (fits(tp)) {
-        s = std::move(t);
-        choice.plan = std::move(tp);
-        continue;
-      }
-      // Else the most of its layers, smallest weights first (each saves its reads in every band,
-      // and the small ones the most per byte: a step's fixed costs), that still fit.
-      std::vector<int> order;
-      for (int l = s.groups[gi].first; l <= s.groups[gi].last; ++l) {
-        const SchedNode& n = nodes[size_t(l)];
-        if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) order.push_back(l);
-      }
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return nodes[size_t(a)].plan.weight_bytes < nodes[size_t(b)].plan.weight_bytes;
-      });
-      for (int l : order) {
-        Schedule h = s;
-        h.groups[gi].held.push_back(l);
-        h.block[size_t(l)] = 0;
-        Plan hp = plan_schedule(input_bytes, nodes, h);
-        if (!fits(hp)) break;
-        s = std::move(h);
-        choice.plan = std::move(hp);
-      }
-    }
-    winograd_in_groups();
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-      const int h = nodes[size_t(s.groups[gi].last)].out_h;
-      while (s.groups[gi].band_rows < h) {
+          // Each way also in lower bands, when its steps (whole tile rows of a taller band) need
+          // more than the budget has left.
+          bool done = false;
+          for (Schedule& t : ways)
+            for (; !done; t.groups[gi].band_rows = (t.groups[gi].band_rows + 1) / 2) {
+              const double c = extra_cost(nodes, t);
+              if (c >= cost) break;
+              Plan tp = plan_schedule(input_bytes, nodes, t);
+              if (fits(tp)) {
+                s = std::move(t);
+                plan = std::move(tp);
+                cost = c;
+                done = true;  // the held way is the cheaper when it fits
+                break;
+              }
+              if (t.groups[gi].band_rows <= 1) break;
+            }
+        }
+      };
+      if (order == 0) winograd_in_groups();
+      for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
         Schedule t = s;
-        t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+        t.groups[gi].resident = true;
+        for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
         Plan tp = plan_schedule(input_bytes, nodes, t);
-        if (!fits(tp)) break;
-        s = std::move(t);
-        choice.plan = std::move(tp);
+        if (fits(tp)) {
+          s = std::move(t);
+          plan = std::move(tp);
+          continue;
+        }
+        // Else the most of its layers, smallest weights first (each saves its reads in every band,
+        // and the small ones the most per byte: a step's fixed costs), that still fit.
+        std::vector<int> order;
+        for (int l = s.groups[gi].first; l <= s.groups[gi].last; ++l) {
+          const SchedNode& n = nodes[size_t(l)];
+          if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) order.push_back(l);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return nodes[size_t(a)].plan.weight_bytes < nodes[size_t(b)].plan.weight_bytes;
+        });
+        for (int l : order) {
+          Schedule h = s;
+          h.groups[gi].held.push_back(l);
+          h.block[size_t(l)] = 0;
+          Plan hp = plan_schedule(input_bytes, nodes, h);
+          if (!fits(hp)) break;
+          s = std::move(h);
+          plan = std::move(hp);
+        }
+      }
+      winograd_in_groups();
+      for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+        const int h = nodes[size_t(s.groups[gi].last)].out_h;
+        while (s.groups[gi].band_rows < h) {
+          Schedule t = s;
+          t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+          Plan tp = plan_schedule(input_bytes, nodes, t);
+          if (!fits(tp)) break;
+          s = std::move(t);
+          plan = std::move(tp);
+        }
+      }
+      for (size_t i = 0; i < s.block.size(); ++i) {
+        const BandGroup* g = s.group_of(int(i));
+        if (g && g->holds(int(i))) s.block[i] = 0;
+        while (s.block[i]) {
+          Schedule t = s;
+          t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
+          Plan tp = plan_schedule(input_bytes, nodes, t);
+          if (!fits(tp)) break;
+          s = std::move(t);
+          plan = std::move(tp);
+        }
+      }
+      const double c = extra_cost(nodes, s);
+      if (!have_best || c < best_cost) {
+        have_best = true;
+        best_cost = c;
+        choice.schedule = std::move(s);
+        choice.plan = std::move(plan);
       }
     }
-    for (size_t i = 0; i < s.block.size(); ++i) {
-      const BandGroup* g = s.group_of(int(i));
-      if (g && g->holds(int(i))) s.block[i] = 0;
-      while (s.block[i]) {
-        Schedule t = s;
-        t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
-        Plan tp = plan_schedule(input_bytes, nodes, t);
-        if (!fits(tp)) break;
-        s = std::move(t);
-        choice.plan = std::move(tp);
-      }
-    }
-    best_cost = extra_cost(nodes, s);
   }
   // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.
   choice.smallest_fit = least;
