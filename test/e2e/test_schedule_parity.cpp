@@ -30,8 +30,9 @@ void check_schedules(const std::string& net_name, const char* command) {
   const std::string weights = generated_weights(cfg, net_name);
   REQUIRE(!weights.empty());
   const std::string dir = tmp_dir("schedule_parity_" + net_name);
-  // A schedule's bands and blocks run the im2col + SGEMM kernels, never Winograd: compared with
-  // the layer-at-a-time run of those kernels (--winograd off), bit for bit. (The default's
+  // With --winograd off a schedule's bands and blocks run the im2col + SGEMM kernels: compared
+  // with the layer-at-a-time run of those kernels, bit for bit (Winograd inside and outside the
+  // bands: test_schedule.cpp). (The default's
   // Winograd layers agree with them within the parity suite's 1e-4, tested there.)
   const std::string model = " --winograd off --cfg '" + cfg + "' -w '" + weights + "' '" + image + "'";
   auto base = run_command(mdfi_binary() + " -q " + command + model + " --dump-layers '" + dir + "/default' -o '" + dir +
