@@ -300,21 +300,37 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
         for (int l = g.first; l <= g.last; ++l) {
           grouped_depthwise += nodes[size_t(l)].band == SchedNode::Band::kDepthwise;
           grouped_dropout += nodes[size_t(l)].band == SchedNode::Band::kAlias;
-          wino_grouped += nodes[size_t(l)].wino_tile && choice->schedule.algo_of(l) != SchedAlgo::kGemm;
         }
-      // Layer at a time with the schedule's per-layer algorithms: Winograd where it kept it.
-      apply_schedule_algorithms(*net, nodes, choice->schedule);
-      for (size_t i = 0; i < nodes.size(); ++i) wino_kept += choice->schedule.algo_of(int(i)) != SchedAlgo::kGemm;
-      const RunResult same_algos =
-          choice->schedule.is_default() ? base : run_with(*net, make_plan(*net), wpath, nullptr, 7, 1);
-      const RunResult r = run_with(*net, choice->plan, wpath, &choice->schedule, 7, 1);
-      choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-      CHECK(r.peak <= choice->plan.peak_bytes);
-      for (size_t i = 0; i < net->layers.size(); ++i) {
-        const BandGroup* g = choice->schedule.group_of(int(i));
-        if (g && int(i) != g->last) continue;  // never whole: only rows of it ever existed
-        INFO("layer " << i);
-        CHECK(same_bits(r.outputs[i], same_algos.outputs[i]));
+      // The chosen schedule, and the same with every Winograd candidate of its groups run by
+      // Winograd (whether or not the budget has room for it: its own plan then), so that band
+      // steps of whole tile rows run on every random geometry whatever the planner prefers.
+      std::vector<std::pair<Schedule, Plan>> runs{{choice->schedule, choice->plan}};
+      Schedule forced = choice->schedule;
+      forced.algo.resize(nodes.size(), SchedAlgo::kGemm);
+      bool more = false;
+      for (const BandGroup& g : forced.groups)
+        for (int l = g.first; l <= g.last; ++l)
+          if (nodes[size_t(l)].band == SchedNode::Band::kConv && nodes[size_t(l)].wino_tile &&
+              forced.algo[size_t(l)] == SchedAlgo::kGemm)
+            forced.algo[size_t(l)] = SchedAlgo::kWinogradInput, more = true;
+      if (more) runs.push_back({forced, plan_schedule(input, nodes, forced)});
+      for (const auto& [schedule, plan] : runs) {
+        for (const BandGroup& g : schedule.groups)
+          for (int l = g.first; l <= g.last; ++l)
+            wino_grouped += nodes[size_t(l)].wino_tile && schedule.algo_of(l) != SchedAlgo::kGemm;
+        // Layer at a time with the schedule's per-layer algorithms: Winograd where it kept it.
+        apply_schedule_algorithms(*net, nodes, schedule);
+        for (size_t i = 0; i < nodes.size(); ++i) wino_kept += schedule.algo_of(int(i)) != SchedAlgo::kGemm;
+        const RunResult same_algos = schedule.is_default() ? base : run_with(*net, make_plan(*net), wpath, nullptr, 7, 1);
+        const RunResult r = run_with(*net, plan, wpath, &schedule, 7, 1);
+        choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+        CHECK(r.peak <= plan.peak_bytes);
+        for (size_t i = 0; i < net->layers.size(); ++i) {
+          const BandGroup* g = schedule.group_of(int(i));
+          if (g && int(i) != g->last) continue;  // never whole: only rows of it ever existed
+          INFO("layer " << i << (&schedule == &runs.front().first ? "" : ", Winograd forced in the groups"));
+          CHECK(same_bits(r.outputs[i], same_algos.outputs[i]));
+        }
       }
     }
   }
