@@ -156,9 +156,17 @@ TEST_CASE("--max-mem with Winograd on: a band group's Winograd layers give the d
     if (std::find(kept.begin(), kept.end(), l) == kept.end()) first_changed = std::min(first_changed, l);
   const std::string tag = dir + "/b";
   auto r = run_command(mdfi_binary() + " -q detect --top 50" + model + " --max-mem " + std::to_string(budget) +
-                       "B --dump-layers '" + tag + "'");
+                       "B --dump-layers '" + tag + "' --mem-report='" + tag + ".json'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  // The plan counts what the Winograd band steps hold: the run's peak is the predicted one.
+  const std::string report = slurp(tag + ".json");
+  const size_t at = report.find("\"peak_bytes\": "), pat = report.find("\"predicted_peak_bytes\": ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(pat != std::string::npos);
+  const size_t peak = std::strtoull(report.c_str() + at + 14, nullptr, 10);
+  CHECK(peak <= budget);
+  CHECK(peak == std::strtoull(report.c_str() + pat + 24, nullptr, 10));
   int compared = 0;
   for (int i = 0; i < first_changed; ++i) {
     char name[32];
