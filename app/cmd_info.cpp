@@ -36,7 +36,11 @@ static void print_schedule(std::FILE* out, const Network& net, const std::vector
     layer_bytes(nodes[i], a, s.block[i], &held, &ws);
     const std::string wino = a == SchedAlgo::kGemm ? "" : " (Winograd F(" + std::to_string(nodes[i].wino_tile) + "x" +
                                                               std::to_string(nodes[i].wino_tile) + ",3x3), transformed)";
-    if (s.block[i])
+    if (const BandGroup* g = s.group_of(int(i)); g && a != SchedAlgo::kGemm)
+      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3) in its group's bands, whole tile rows per step (%s)\n", i,
+                   net.layers[i]->kind(), nodes[i].wino_tile, nodes[i].wino_tile,
+                   g->holds(int(i)) ? "transformed weights held" : "filters read and transformed every step");
+    else if (s.block[i])
       std::fprintf(out, "  layer %zu [%s]: weights in blocks of %d of %d output channels%s (%s held instead of %s)\n", i,
                    net.layers[i]->kind(), s.block[i], nodes[i].block_units, wino.c_str(), format_bytes(held).c_str(),
                    format_bytes(nodes[i].plan.weight_bytes).c_str());

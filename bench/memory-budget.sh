@@ -161,6 +161,6 @@ echo "identical: 'capped' = the results are the default run's most confident one
 echo "more results than post-processing's limits allow in the smaller arena (the network's outputs are identical: tests)."
 echo "ms: the network alone ('mdfi bench', median of $RUNS runs after a warm-up, default and budget runs interleaved twice,"
 echo "the lower median kept); time ratio = ms at that budget / default ms. base: MDFI_BASE's smallest budget and its ratio."
-echo "identical 'NO' with Winograd on: a schedule runs its banded and GEMM-blocked layers by GEMM where the default runs"
+echo "identical 'NO' with Winograd on: a schedule runs its GEMM-blocked layers, and its banded ones where Winograd does not fit, by GEMM where the default runs"
 echo "Winograd (the parity tests compare each layer with the same per-layer algorithm, bit for bit)."
 echo "threads: $THREADS; image: $IMAGE; heap = heaptrack's peak of the whole process (decimal MB)."

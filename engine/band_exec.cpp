@@ -10,7 +10,8 @@ namespace mdfi {
 Status run_band_group(const Network& net, const Schedule& schedule, const BandGroup& g,
                       const std::map<int, const float*>& external, float* output, WeightsFile& weights,
                       const std::vector<size_t>& offsets, MemoryTracker& mem, const ExecOptions& exec) {
-  const std::vector<SchedNode> nodes = sched_nodes_for(net);
+  // The layers' Winograd tiles as the schedule set them: its Winograd layers step in whole tile rows.
+  const std::vector<SchedNode> nodes = sched_nodes_for(net, winograd_tiles(net));
   const BandProgram prog = band_program(nodes, schedule, g);
   const int count = g.last - g.first + 1;
   std::vector<RowWindow> win(static_cast<size_t>(count));

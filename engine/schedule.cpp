@@ -10,6 +10,7 @@
 #include "arena_plan.h"
 #include "kernels/sgemm.h"
 #include "layer.h"
+#include "layers/winograd_rows.h"
 
 namespace mdfi {
 
@@ -93,6 +94,14 @@ static int rows_allowed(const SchedNode& c, int done, int in_h) {
   return num / c.s + 1;
 }
 
+// The tile of a group layer that `s` runs by Winograd in its band steps, or 0 (GEMM).
+static int band_tile(const std::vector<SchedNode>& nodes, const Schedule& s, int l) {
+  const SchedNode& n = nodes[size_t(l)];
+  return n.band == SchedNode::Band::kConv && n.wino_tile && s.algo_of(l) != SchedAlgo::kGemm ? n.wino_tile : 0;
+}
+
+static int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
 namespace {
 
 // A group's sweep sizes (window rows, rows per step, bands) depend only on the group and its
@@ -102,7 +111,8 @@ struct SweepSizes {
   std::vector<int> window_rows, max_new_rows;
   int band_count = 0;
 };
-using SweepCache = std::map<std::tuple<int, int, int>, SweepSizes>;
+// Keyed by the group, its band height and its layers' Winograd tiles (which align their steps).
+using SweepCache = std::map<std::tuple<int, int, int, std::vector<int>>, SweepSizes>;
 thread_local SweepCache* sweep_cache = nullptr;
 
 struct SweepCacheScope {
@@ -120,7 +130,9 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
 
 BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& schedule, const BandGroup& g,
                          bool with_steps) {
-  const std::tuple<int, int, int> key{g.first, g.last, g.band_rows};
+  std::vector<int> tiles;
+  for (int l = g.first; l <= g.last; ++l) tiles.push_back(band_tile(nodes, schedule, l));
+  const std::tuple<int, int, int, std::vector<int>> key{g.first, g.last, g.band_rows, tiles};
   if (!with_steps && sweep_cache) {
     auto it = sweep_cache->find(key);
     if (it != sweep_cache->end()) {
@@ -157,21 +169,30 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
   p.window_rows.assign(size_t(count), 0);
   p.max_new_rows.assign(size_t(count), 0);
   std::vector<int> done(static_cast<size_t>(count), 0), keep(done), target(done), chunk(done);
-  const int H = nodes[size_t(g.last)].out_h, R = std::max(1, g.band_rows);
+  const int H = nodes[size_t(g.last)].out_h;
+  // A Winograd last layer bands in whole tile rows.
+  const int R = tiles.back() ? round_up(std::max(1, g.band_rows), tiles.back()) : std::max(1, g.band_rows);
   // A layer computes at most its share of a band per step (R rows of the last layer's output
   // scaled to its height), and only rows whose inputs exist: the first band, whose receptive
   // field reaches many rows into the early layers, runs as several sweeps of these steps, so a
   // window holds about one step's rows plus the halo instead of the whole first pyramid.
-  for (int l = 0; l < count; ++l)
+  // A Winograd layer's targets and steps are whole tile rows (or end at its last row).
+  auto aligned = [&](int l, int t) {
+    const int m = tiles[size_t(l)];
+    return m ? std::min(round_up(t, m), nodes[size_t(first + l)].out_h) : t;
+  };
+  for (int l = 0; l < count; ++l) {
     chunk[size_t(l)] = std::max(1, int((int64_t(R) * nodes[size_t(first + l)].out_h + H - 1) / H));
+    if (tiles[size_t(l)]) chunk[size_t(l)] = round_up(chunk[size_t(l)], tiles[size_t(l)]);
+  }
   for (int y = 0; y < H; y += R) {
     ++p.band_count;
-    target[size_t(count - 1)] = std::min(H, y + R);
+    target[size_t(count - 1)] = aligned(count - 1, std::min(H, y + R));
     for (int l = count - 2; l >= 0; --l) {
       int t = done[size_t(l)];
       for (int c : consumers[size_t(l)])
         t = std::max(t, hi_in(nodes[size_t(c)], target[size_t(c - first)], nodes[size_t(first + l)].out_h));
-      target[size_t(l)] = std::min(t, nodes[size_t(first + l)].out_h);
+      target[size_t(l)] = aligned(l, std::min(t, nodes[size_t(first + l)].out_h));
     }
     for (bool more = true, moved = true; more && moved;) {  // `moved`: never loops on a program bug
       more = moved = false;
@@ -180,6 +201,7 @@ BandProgram band_program(const std::vector<SchedNode>& nodes, const Schedule& sc
         int to = std::min(target[size_t(l)], done[size_t(l)] + chunk[size_t(l)]);
         for (int s : sources[size_t(l)])
           to = std::min(to, rows_allowed(nodes[size_t(first + l)], done[size_t(s - first)], nodes[size_t(s)].out_h));
+        if (tiles[size_t(l)] && to < target[size_t(l)]) to = to / tiles[size_t(l)] * tiles[size_t(l)];
         to = std::max(to, done[size_t(l)]);
         int k = done[size_t(l)];
         for (int c : readers[size_t(l)]) k = std::min(k, lo_in(nodes[size_t(c)], done[size_t(c - first)]));
@@ -210,16 +232,38 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
   const int first = g.first, count = g.last - g.first + 1;
   for (int l = 0; l + 1 < count; ++l) p.window_bytes += size_t(p.window_rows[size_t(l)]) * nodes[size_t(first + l)].row_bytes;
   // Held layers: their whole weights for the group's time, and a step's workspace at a time.
+  // A Winograd layer (winograd_rows.h) holds its transformed weights (head, U and the rows it
+  // packs from) or, streamed, its head and each thread's filter panel; each step its scratch
+  // tensors and the way's workspace.
+  const int threads = kernels::planned_threads();
   size_t held = 0, held_ws = 0;
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
     if (!g.holds(first + l)) continue;
+    if (band_tile(nodes, schedule, first + l)) {
+      size_t wb = 0, ws = 0;
+      layer_bytes(node, SchedAlgo::kWinogradWeights, 0, &wb, &ws);
+      held += wb;
+      held_ws = std::max(held_ws, winograd_rows_workspace_floats(node.wino_geo, p.max_new_rows[size_t(l)], true, threads) *
+                                      sizeof(float));
+      continue;
+    }
     if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
     held_ws = std::max(held_ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
   }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
     if (g.holds(first + l)) continue;
+    if (band_tile(nodes, schedule, first + l)) {
+      const size_t w = node.wino_input_weight_bytes;
+      const size_t step = w + winograd_rows_workspace_floats(node.wino_geo, p.max_new_rows[size_t(l)], false, threads,
+                                                             w / sizeof(float)) * sizeof(float);
+      if (step > p.step_bytes) {
+        p.step_bytes = step;
+        p.step_weight_bytes = w;
+      }
+      continue;
+    }
     if (node.band == SchedNode::Band::kDepthwise && node.plan.weight_bytes > p.step_bytes) {
       p.step_bytes = p.step_weight_bytes = node.plan.weight_bytes;  // its whole weights, no workspace
       continue;
@@ -319,18 +363,32 @@ double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   return extra;
 }
 
+// Reading and transforming the filters again for a Winograd band step, per float of U: measured
+// on darknet53's layer 14 (F(4x4), 128 -> 256 at 32x32) in four steps of 8 rows, weights
+// streamed, against the default's one pass (1 thread, EPYC VM): 2.7 ms more for three more
+// transforms of its 295k raw weights, ~3 ns (~450 FLOP-equivalents, 36/9 floats of U) each.
+constexpr double kRetransformCost = 112;
+
 double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
   double extra = 0;
   std::vector<int> bands(nodes.size(), 1);
-  std::vector<bool> resident(nodes.size(), false);
+  std::vector<bool> resident(nodes.size(), false), grouped(nodes.size(), false);
   for (const BandGroup& g : s.groups) {
     const int b = (nodes[size_t(g.last)].out_h + g.band_rows - 1) / std::max(1, g.band_rows);
-    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.holds(l);
+    for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.holds(l), grouped[size_t(l)] = true;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const SchedNode& n = nodes[i];
     const int block = i < s.block.size() ? s.block[i] : 0;
     const SchedAlgo algo = s.algo_of(int(i));
+    if (grouped[i] && band_tile(nodes, s, int(i))) {
+      // Winograd in whole tile rows: no FLOPs lost to GEMM; a step per tile row at most, each
+      // transforming the filters again unless the group holds them.
+      const int m = n.wino_tile, steps = std::min(bands[i], (n.out_h + m - 1) / m);
+      const double retransform = resident[i] ? 0 : double(n.block_units) * n.wino_geo.channels * n.wino_geo.n2() * kRetransformCost;
+      extra += double(steps - 1) * (retransform + 5e5);
+      continue;
+    }
     extra += layer_cost(n, algo, block);
     if (algo != SchedAlgo::kGemm && n.wino_tile) continue;
     const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
@@ -580,61 +638,135 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
     // fraction: layers and groups away from the peak can usually take more. Taller bands (fewer
     // steps) and larger blocks (fewer im2col repacks) only lower the cost; each is kept when the
     // whole schedule still fits.
-    Schedule& s = choice.schedule;
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
-      Schedule t = s;
-      t.groups[gi].resident = true;
-      for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
-      Plan tp = plan_schedule(input_bytes, nodes, t);
-      if (fits(tp)) {
-        s = std::move(t);
-        choice.plan = std::move(tp);
-        continue;
-      }
-      // Else the most of its layers, smallest weights first (each saves its reads in every band,
-      // and the small ones the most per byte: a step's fixed costs), that still fit.
-      std::vector<int> order;
-      for (int l = s.groups[gi].first; l <= s.groups[gi].last; ++l) {
-        const SchedNode& n = nodes[size_t(l)];
-        if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) order.push_back(l);
-      }
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return nodes[size_t(a)].plan.weight_bytes < nodes[size_t(b)].plan.weight_bytes;
-      });
-      for (int l : order) {
-        Schedule h = s;
-        h.groups[gi].held.push_back(l);
-        h.block[size_t(l)] = 0;
-        Plan hp = plan_schedule(input_bytes, nodes, h);
-        if (!fits(hp)) break;
-        s = std::move(h);
-        choice.plan = std::move(hp);
-      }
-    }
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-      const int h = nodes[size_t(s.groups[gi].last)].out_h;
-      while (s.groups[gi].band_rows < h) {
+    // Two orders, the cheaper kept: Winograd in the groups first (its transformed weights held
+    // where they fit, else streamed), or the GEMM weights held first and Winograd where room is
+    // left (darknet53's smallest budget: layer 14's GEMM weights held beat its filters streamed
+    // and transformed in every band).
+    const Schedule start = choice.schedule;
+    const Plan start_plan = choice.plan;
+    bool have_best = false;
+    for (int order = 0; order < 2; ++order) {
+      Schedule s = start;
+      Plan plan = start_plan;
+      // Winograd in the groups' band steps wherever the schedule still fits and the cost model
+      // prefers it (the default's FLOPs against transforming streamed filters again per step),
+      // the layers with the most FLOPs first: before the weights are held (GEMM weights held
+      // could leave no room for it), and again after (held, it transforms its filters once).
+      auto winograd_in_groups = [&]() {
+        if (s.algo.size() < nodes.size()) s.algo.resize(nodes.size(), SchedAlgo::kGemm);
+        std::vector<int> cands;
+        for (const BandGroup& g : s.groups)
+          for (int l = g.first; l <= g.last; ++l)
+            if (nodes[size_t(l)].band == SchedNode::Band::kConv && nodes[size_t(l)].wino_tile &&
+                s.algo[size_t(l)] == SchedAlgo::kGemm)
+              cands.push_back(l);
+        std::stable_sort(cands.begin(), cands.end(), [&](int a, int b) { return nodes[size_t(a)].flops > nodes[size_t(b)].flops; });
+        double cost = extra_cost(nodes, s);
+        for (int l : cands) {
+          const size_t gi = size_t(s.group_of(l) - s.groups.data());
+          Schedule held = s;
+          held.algo[size_t(l)] = SchedAlgo::kWinogradInput;
+          held.block[size_t(l)] = 0;
+          std::vector<Schedule> ways{held};
+          // Held, its transformed weights (4x or 16/9 the raw ones) may not fit where its GEMM
+          // weights did: streamed instead, the group's other layers still held.
+          BandGroup& g = held.groups[gi];
+          if (g.holds(l)) {
+            Schedule streamed = held;
+            BandGroup& sg = streamed.groups[gi];
+            if (sg.resident) {
+              sg.resident = false;
+              sg.held.clear();
+              for (int k = sg.first; k <= sg.last; ++k)
+                if (k != l && (nodes[size_t(k)].band == SchedNode::Band::kConv || nodes[size_t(k)].band == SchedNode::Band::kDepthwise))
+                  sg.held.push_back(k);
+            } else {
+              sg.held.erase(std::find(sg.held.begin(), sg.held.end(), l));
+            }
+            ways.push_back(std::move(streamed));
+          }
+          // Each way also in lower bands, when its steps (whole tile rows of a taller band) need
+          // more than the budget has left.
+          bool done = false;
+          for (Schedule& t : ways)
+            for (; !done; t.groups[gi].band_rows = (t.groups[gi].band_rows + 1) / 2) {
+              const double c = extra_cost(nodes, t);
+              if (c >= cost) break;
+              Plan tp = plan_schedule(input_bytes, nodes, t);
+              if (fits(tp)) {
+                s = std::move(t);
+                plan = std::move(tp);
+                cost = c;
+                done = true;  // the held way is the cheaper when it fits
+                break;
+              }
+              if (t.groups[gi].band_rows <= 1) break;
+            }
+        }
+      };
+      if (order == 0) winograd_in_groups();
+      for (size_t gi = 0; gi < s.groups.size(); ++gi) {  // weights read once per group, not per step
         Schedule t = s;
-        t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+        t.groups[gi].resident = true;
+        for (int l = t.groups[gi].first; l <= t.groups[gi].last; ++l) t.block[size_t(l)] = 0;
         Plan tp = plan_schedule(input_bytes, nodes, t);
-        if (!fits(tp)) break;
-        s = std::move(t);
-        choice.plan = std::move(tp);
+        if (fits(tp)) {
+          s = std::move(t);
+          plan = std::move(tp);
+          continue;
+        }
+        // Else the most of its layers, smallest weights first (each saves its reads in every band,
+        // and the small ones the most per byte: a step's fixed costs), that still fit.
+        std::vector<int> order;
+        for (int l = s.groups[gi].first; l <= s.groups[gi].last; ++l) {
+          const SchedNode& n = nodes[size_t(l)];
+          if (n.band == SchedNode::Band::kConv || n.band == SchedNode::Band::kDepthwise) order.push_back(l);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return nodes[size_t(a)].plan.weight_bytes < nodes[size_t(b)].plan.weight_bytes;
+        });
+        for (int l : order) {
+          Schedule h = s;
+          h.groups[gi].held.push_back(l);
+          h.block[size_t(l)] = 0;
+          Plan hp = plan_schedule(input_bytes, nodes, h);
+          if (!fits(hp)) break;
+          s = std::move(h);
+          plan = std::move(hp);
+        }
+      }
+      winograd_in_groups();
+      for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+        const int h = nodes[size_t(s.groups[gi].last)].out_h;
+        while (s.groups[gi].band_rows < h) {
+          Schedule t = s;
+          t.groups[gi].band_rows = std::min(h, s.groups[gi].band_rows * 2);
+          Plan tp = plan_schedule(input_bytes, nodes, t);
+          if (!fits(tp)) break;
+          s = std::move(t);
+          plan = std::move(tp);
+        }
+      }
+      for (size_t i = 0; i < s.block.size(); ++i) {
+        const BandGroup* g = s.group_of(int(i));
+        if (g && g->holds(int(i))) s.block[i] = 0;
+        while (s.block[i]) {
+          Schedule t = s;
+          t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
+          Plan tp = plan_schedule(input_bytes, nodes, t);
+          if (!fits(tp)) break;
+          s = std::move(t);
+          plan = std::move(tp);
+        }
+      }
+      const double c = extra_cost(nodes, s);
+      if (!have_best || c < best_cost) {
+        have_best = true;
+        best_cost = c;
+        choice.schedule = std::move(s);
+        choice.plan = std::move(plan);
       }
     }
-    for (size_t i = 0; i < s.block.size(); ++i) {
-      const BandGroup* g = s.group_of(int(i));
-      if (g && g->holds(int(i))) s.block[i] = 0;
-      while (s.block[i]) {
-        Schedule t = s;
-        t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
-        Plan tp = plan_schedule(input_bytes, nodes, t);
-        if (!fits(tp)) break;
-        s = std::move(t);
-        choice.plan = std::move(tp);
-      }
-    }
-    best_cost = extra_cost(nodes, s);
   }
   // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.
   choice.smallest_fit = least;

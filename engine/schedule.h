@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/winograd.h"
 #include "plan.h"
 
 namespace mdfi {
@@ -43,6 +44,9 @@ struct BandGroup {
 // ways (kernels/winograd.h). Both ways of one tile give the same bits (they share the per-tile
 // kernels and accumulation order), so a layer run by Winograd here is bit-identical to the
 // default schedule's run of it, given the same input.
+// Inside a band group any value but kGemm runs the layer by Winograd in whole tile rows per step
+// (layers/winograd_rows.h): with its transformed weights held when the group holds the layer,
+// else its filters streamed through each step's tiles (the whole-input way).
 enum class SchedAlgo : unsigned char {
   kGemm = 0,
   kWinogradInput,    // the whole input transformed, weights streamed a filter panel per thread
@@ -91,6 +95,7 @@ struct SchedNode {
   size_t wino_unit_bytes = 0;       // kWinogradWeights: transformed weights per filter (panels of kMR)
   size_t wino_weights_workspace_bytes = 0;
   double wino_transform_floats = 0;  // floats of the transformed input (made again for every block)
+  kernels::WinogradGeo wino_geo;     // the whole layer's geometry at the default's tile (band steps)
 };
 
 // The per-layer Winograd tiles of `net` as built now (Layer::winograd_tile; 0: GEMM): taken
@@ -131,7 +136,9 @@ struct BandProgram {
   // its receptive field reaches far into the early layers), each layer's step in each.
   std::vector<std::vector<BandStep>> bands;
   std::vector<int> window_rows;  // per layer of the group (index - first): rows its window holds (last: whole)
-  std::vector<int> max_new_rows;  // per layer: most rows computed in one step
+  // per layer: most rows computed in one step. A Winograd layer's steps are whole tile rows:
+  // they start at multiples of its tile and end at one or at its last row.
+  std::vector<int> max_new_rows;
   size_t window_bytes = 0;        // all windows of intermediates, one block
   size_t step_bytes = 0;          // the largest weights + workspace of one layer's step
   size_t step_weight_bytes = 0;   // the weights part of the largest step

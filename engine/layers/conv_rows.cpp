@@ -1,6 +1,7 @@
 #include "conv_rows.h"
 #include "../schedule.h"
 #include "../kernels/depthwise.h"
+#include "winograd_rows.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -389,6 +390,8 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
     n.wino_unit_bytes = size_t(geo.n2()) * in.c * sizeof(float);
     n.wino_weights_workspace_bytes = kernels::winograd_panel_workspace_floats(geo, t) * sizeof(float);
     n.wino_transform_floats = double(geo.n2()) * in.c * geo.tiles();
+    geo.group = 1;
+    n.wino_geo = geo;  // for its band steps (winograd_rows.h)
   } else {
     n.wino_tile = 0;
   }
@@ -397,11 +400,12 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
 Status ConvLayer::forward_rows(RowStep& step) const {
   const PreparedRows* prep = step.prepared && step.prepared->ready() ? step.prepared : nullptr;
   if (depthwise()) return depthwise_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, prep);
+  if (winograd) return winograd_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, prep);
   return conv_rows(*this, step.io, step.inputs[0], step.out, step.y0, step.y1, step.block, prep);
 }
 
 Status ConvLayer::prepare_rows(LayerIO& io, PreparedRows& out) const {
   if (!depthwise() && (groups != 1 || dilation != 1 || share_from >= 0)) return Status::Ok();  // never banded
-  return conv_rows_prepare(*this, io, out);
+  return winograd ? winograd_rows_prepare(*this, io, out) : conv_rows_prepare(*this, io, out);
 }
 }  // namespace mdfi

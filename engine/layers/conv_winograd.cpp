@@ -15,6 +15,7 @@
 #include "../resident_weights.h"
 #include "../schedule.h"
 #include "conv.h"
+#include "winograd_rows.h"
 
 namespace mdfi {
 
@@ -58,6 +59,10 @@ namespace {
 
 int thread_count(const LayerIO& io) { return io.exec->threads > 0 ? io.exec->threads : 1; }
 
+}  // namespace
+
+namespace winograd_detail {
+
 // Filters [f0, f0 + count) read, scaled by `factor` (null: no batch-norm) and transformed into
 // `u_block`, each thread through its own kMR-row buffer.
 Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, int f0, int count,
@@ -91,6 +96,10 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
     if (!st.ok()) return st;
   return Status::Ok();
 }
+
+}  // namespace winograd_detail
+
+namespace {
 
 // Reads, scales and transforms one filter panel for the streamed whole-input way. Called from
 // several threads at once (ParamSource::read allows it); the first error is kept.
@@ -172,7 +181,7 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
     const size_t plane = size_t(out.h) * out.w;
     for (int f0 = 0; f0 < filters; f0 += mb) {
       const int rb = std::min(mb, filters - f0);
-      MDFI_RETURN_IF_ERROR(prepare_block(*this, io, geo, f0, rb, scale, u->data()));
+      MDFI_RETURN_IF_ERROR(winograd_detail::prepare_block(*this, io, geo, f0, rb, scale, u->data()));
       kernels::WinogradGeo part = geo;
       part.filters = rb;
       kernels::winograd_conv_whole_weights(part, io.inputs[0], u->data(), bias.data() + f0, activation,
@@ -184,7 +193,7 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
   if (keep || !winograd_whole_input) {
     auto u = Buffer::make(wmem, kernels::winograd_u_floats(geo, filters), MemCategory::kWeights, "Winograd conv weights");
     if (!u.ok()) return u.status();
-    MDFI_RETURN_IF_ERROR(prepare_block(*this, io, geo, 0, filters, scale, u->data()));
+    MDFI_RETURN_IF_ERROR(winograd_detail::prepare_block(*this, io, geo, 0, filters, scale, u->data()));
     MDFI_RETURN_IF_ERROR(run_whole_u(*this, io, geo, u->data(), bias.data()));
     if (keep) {
       std::vector<Buffer> kept;
@@ -196,17 +205,32 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
   }
 
   // Streamed: each thread reads and transforms one filter panel at a time, right before using it.
+  return winograd_detail::run_streamed(*this, io, geo, io.inputs[0], scale, bias.data(), io.output);
+}
+
+Status winograd_detail::run_streamed(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* in,
+                                     const float* scale, const float* bias, float* out) {
   const int threads = thread_count(io);
   auto ws = Buffer::make(*io.mem, kernels::winograd_input_workspace_floats(geo, threads), MemCategory::kWorkspace,
                          "Winograd input tiles");
   if (!ws.ok()) return ws.status();
-  auto panels = Buffer::make(wmem, kernels::winograd_stream_weight_floats(geo, threads), MemCategory::kWeights,
+  auto panels = Buffer::make(*io.mem, kernels::winograd_stream_weight_floats(geo, threads), MemCategory::kWeights,
                              "Winograd weight panels");
   if (!panels.ok()) return panels.status();
-  kernels::winograd_transform_input(geo, io.inputs[0], ws->data(), threads);
-  StreamedPanels source(*this, io, geo, scale);
-  kernels::winograd_multiply_streamed(geo, source, bias.data(), activation, io.output, threads, ws->data(),
-                                      panels->data());
+  kernels::winograd_transform_input(geo, in, ws->data(), threads);
+  StreamedPanels source(l, io, geo, scale);
+  kernels::winograd_multiply_streamed(geo, source, bias, l.activation, out, threads, ws->data(), panels->data());
+  return source.status();
+}
+
+Status winograd_detail::multiply_streamed(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo,
+                                          const float* scale, const float* bias, float* out, float* workspace) {
+  const int threads = thread_count(io);
+  auto panels = Buffer::make(*io.mem, kernels::winograd_stream_weight_floats(geo, threads), MemCategory::kWeights,
+                             "Winograd weight panels");
+  if (!panels.ok()) return panels.status();
+  StreamedPanels source(l, io, geo, scale);
+  kernels::winograd_multiply_streamed(geo, source, bias, l.activation, out, threads, workspace, panels->data());
   return source.status();
 }
 

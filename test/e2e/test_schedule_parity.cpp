@@ -5,6 +5,8 @@
 // post-processing keeps in the smaller arena; it keeps the most confident).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,8 +32,9 @@ void check_schedules(const std::string& net_name, const char* command) {
   const std::string weights = generated_weights(cfg, net_name);
   REQUIRE(!weights.empty());
   const std::string dir = tmp_dir("schedule_parity_" + net_name);
-  // A schedule's bands and blocks run the im2col + SGEMM kernels, never Winograd: compared with
-  // the layer-at-a-time run of those kernels (--winograd off), bit for bit. (The default's
+  // With --winograd off a schedule's bands and blocks run the im2col + SGEMM kernels: compared
+  // with the layer-at-a-time run of those kernels, bit for bit (Winograd inside and outside the
+  // bands: test_schedule.cpp). (The default's
   // Winograd layers agree with them within the parity suite's 1e-4, tested there.)
   const std::string model = " --winograd off --cfg '" + cfg + "' -w '" + weights + "' '" + image + "'";
   auto base = run_command(mdfi_binary() + " -q " + command + model + " --dump-layers '" + dir + "/default' -o '" + dir +
@@ -89,4 +92,96 @@ TEST_CASE("--max-mem schedules reproduce the default layer by layer: yolov3-tiny
 }
 TEST_CASE("--max-mem schedules reproduce the default layer by layer: alexnet", "[parity]") {
   check_schedules("alexnet", "classify --top 1");
+}
+
+namespace {
+
+// The layers a `mdfi plan` output's "winograd:" line names ("F(4x4,3x3) in layers 2 4 8s; ...").
+std::vector<int> winograd_layers(const std::string& plan_out) {
+  std::vector<int> v;
+  const size_t at = plan_out.find("\nwinograd: ");
+  if (at == std::string::npos) return v;
+  const std::string line = plan_out.substr(at + 11, plan_out.find('\n', at + 1) - at - 11);
+  for (size_t i = 0; i < line.size();) {
+    const size_t w = line.find("layers ", i);
+    if (w == std::string::npos) break;
+    i = w + 7;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) {
+      v.push_back(std::atoi(line.c_str() + i));
+      while (i < line.size() && line[i] != ' ' && line[i] != ';') ++i;
+      if (i < line.size() && line[i] == ' ') ++i;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("--max-mem with Winograd on: a band group's Winograd layers give the default's bits", "[parity]") {
+  // yolov3-tiny with the default's Winograd tiles, at the first budget (eighths from the smallest
+  // to the default peak) whose schedule runs a layer by Winograd inside a band group: every whole
+  // layer before the first one the default runs by Winograd and the schedule does not is
+  // bit-identical to the default run's.
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string image = "/usr/share/darknet/data/dog.jpg";
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  const std::string dir = tmp_dir("schedule_parity_winograd");
+  const std::string net = " -j 2 --cfg '" + cfg + "' '" + image + "'";  // planned as run: two threads
+  const std::string model = net + " -w '" + weights + "'";
+  auto base = run_command(mdfi_binary() + " -q detect --top 50" + model + " --dump-layers '" + dir + "/default'");
+  REQUIRE(base.exit_code == 0);
+  auto plan = run_command(mdfi_binary() + " plan" + net);
+  auto refused = run_command(mdfi_binary() + " plan" + net + " --max-mem 1B");
+  const size_t smallest = bytes_in(refused.err, "the smallest is");
+  const size_t whole = bytes_in(plan.out, "predicted peak with this image");
+  REQUIRE(smallest > 0);
+  REQUIRE(whole > smallest);
+  const std::vector<int> default_wino = winograd_layers(plan.out);
+  REQUIRE(!default_wino.empty());
+  size_t budget = 0;
+  std::vector<int> kept;
+  for (int k = 1; k < 8 && !budget; ++k) {
+    const size_t b = smallest + (whole - smallest) * size_t(k) / 8;
+    auto p = run_command(mdfi_binary() + " plan" + net + " --max-mem " + std::to_string(b) + "B");
+    REQUIRE(p.exit_code == 0);
+    if (p.out.find("in its group's bands") == std::string::npos) continue;
+    budget = b;
+    kept = winograd_layers(p.out);
+  }
+  REQUIRE(budget > 0);  // some budget between the smallest and the default runs Winograd in a group
+  INFO("--max-mem " << budget << "B");
+  int first_changed = 1 << 30;
+  for (int l : default_wino)
+    if (std::find(kept.begin(), kept.end(), l) == kept.end()) first_changed = std::min(first_changed, l);
+  const std::string tag = dir + "/b";
+  auto r = run_command(mdfi_binary() + " -q detect --top 50" + model + " --max-mem " + std::to_string(budget) +
+                       "B --dump-layers '" + tag + "' --mem-report='" + tag + ".json'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The plan counts what the Winograd band steps hold: the run's peak is the predicted one.
+  const std::string report = slurp(tag + ".json");
+  const size_t at = report.find("\"peak_bytes\": "), pat = report.find("\"predicted_peak_bytes\": ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(pat != std::string::npos);
+  const size_t peak = std::strtoull(report.c_str() + at + 14, nullptr, 10);
+  CHECK(peak <= budget);
+  CHECK(peak == std::strtoull(report.c_str() + pat + 24, nullptr, 10));
+  int compared = 0;
+  for (int i = 0; i < first_changed; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%03d.npy", i);
+    if (!exists(dir + "/default" + name)) break;
+    if (!exists(tag + name)) continue;  // inside a banded group
+    auto a = read_npy(tag + name);
+    auto b = read_npy(dir + "/default" + name);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    INFO("layer " << i);
+    CHECK(a->data.size() == b->data.size());
+    CHECK(std::memcmp(a->data.data(), b->data.data(), a->data.size() * sizeof(float)) == 0);
+    ++compared;
+  }
+  CHECK(compared > 0);
+  std::system(("rm -rf '" + dir + "'").c_str());
 }

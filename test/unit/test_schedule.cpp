@@ -261,7 +261,7 @@ activation=linear
 
 TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce layer-at-a-time outputs", "[plan]") {
   std::mt19937 rng(20261203);
-  int grouped = 0, grouped_depthwise = 0, grouped_dropout = 0, wino_kept = 0;
+  int grouped = 0, grouped_depthwise = 0, grouped_dropout = 0, wino_kept = 0, wino_grouped = 0;
   for (int trial = 0; trial < 32; ++trial) {
     const std::string cfg = random_cfg(rng);
     INFO("cfg:\n" << cfg);
@@ -301,19 +301,36 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
           grouped_depthwise += nodes[size_t(l)].band == SchedNode::Band::kDepthwise;
           grouped_dropout += nodes[size_t(l)].band == SchedNode::Band::kAlias;
         }
-      // Layer at a time with the schedule's per-layer algorithms: Winograd where it kept it.
-      apply_schedule_algorithms(*net, nodes, choice->schedule);
-      for (size_t i = 0; i < nodes.size(); ++i) wino_kept += choice->schedule.algo_of(int(i)) != SchedAlgo::kGemm;
-      const RunResult same_algos =
-          choice->schedule.is_default() ? base : run_with(*net, make_plan(*net), wpath, nullptr, 7, 1);
-      const RunResult r = run_with(*net, choice->plan, wpath, &choice->schedule, 7, 1);
-      choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-      CHECK(r.peak <= choice->plan.peak_bytes);
-      for (size_t i = 0; i < net->layers.size(); ++i) {
-        const BandGroup* g = choice->schedule.group_of(int(i));
-        if (g && int(i) != g->last) continue;  // never whole: only rows of it ever existed
-        INFO("layer " << i);
-        CHECK(same_bits(r.outputs[i], same_algos.outputs[i]));
+      // The chosen schedule, and the same with every Winograd candidate of its groups run by
+      // Winograd (whether or not the budget has room for it: its own plan then), so that band
+      // steps of whole tile rows run on every random geometry whatever the planner prefers.
+      std::vector<std::pair<Schedule, Plan>> runs{{choice->schedule, choice->plan}};
+      Schedule forced = choice->schedule;
+      forced.algo.resize(nodes.size(), SchedAlgo::kGemm);
+      bool more = false;
+      for (const BandGroup& g : forced.groups)
+        for (int l = g.first; l <= g.last; ++l)
+          if (nodes[size_t(l)].band == SchedNode::Band::kConv && nodes[size_t(l)].wino_tile &&
+              forced.algo[size_t(l)] == SchedAlgo::kGemm)
+            forced.algo[size_t(l)] = SchedAlgo::kWinogradInput, more = true;
+      if (more) runs.push_back({forced, plan_schedule(input, nodes, forced)});
+      for (const auto& [schedule, plan] : runs) {
+        for (const BandGroup& g : schedule.groups)
+          for (int l = g.first; l <= g.last; ++l)
+            wino_grouped += nodes[size_t(l)].wino_tile && schedule.algo_of(l) != SchedAlgo::kGemm;
+        // Layer at a time with the schedule's per-layer algorithms: Winograd where it kept it.
+        apply_schedule_algorithms(*net, nodes, schedule);
+        for (size_t i = 0; i < nodes.size(); ++i) wino_kept += schedule.algo_of(int(i)) != SchedAlgo::kGemm;
+        const RunResult same_algos = schedule.is_default() ? base : run_with(*net, make_plan(*net), wpath, nullptr, 7, 1);
+        const RunResult r = run_with(*net, plan, wpath, &schedule, 7, 1);
+        choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+        CHECK(r.peak <= plan.peak_bytes);
+        for (size_t i = 0; i < net->layers.size(); ++i) {
+          const BandGroup* g = schedule.group_of(int(i));
+          if (g && int(i) != g->last) continue;  // never whole: only rows of it ever existed
+          INFO("layer " << i << (&schedule == &runs.front().first ? "" : ", Winograd forced in the groups"));
+          CHECK(same_bits(r.outputs[i], same_algos.outputs[i]));
+        }
       }
     }
   }
@@ -322,6 +339,7 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
   CHECK(grouped_depthwise > 0);
   CHECK(grouped_dropout > 0);
   CHECK(wino_kept > 0);
+  CHECK(wino_grouped > 0);  // Winograd layers inside groups (winograd_rows.h)
 }
 
 TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whole or in blocks of filters, "
@@ -438,4 +456,58 @@ activation=leaky
       INFO("bands of " << rows << " rows, " << threads << " threads");
       CHECK(same_bits(r.outputs[6], base.outputs[6]));
     }
+TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
+          "[plan][winograd]") {
+  // Layers 1, 3 (no padding: 13x10 -> 11x8) and 4 are Winograd candidates (winograd_test_cfg).
+  auto net = network_from_text(winograd_test_cfg(), "sched_wino_bands.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_wino_bands.weights";
+  REQUIRE(generate_weights(*net, wpath, 13).ok());
+  const size_t input = net->input_shape().bytes();
+  int checked = 0;
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
+    choose_conv_algorithms(*net, ConvChoice{mode, 0, true});
+    const std::vector<int> tiles = winograd_tiles(*net);
+    const RunResult whole = run_with(*net, make_plan(*net), wpath, nullptr, 3, 2);
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+    for (int last : {4, 5})  // ending on a Winograd layer (its bands: whole tile rows) or a 1x1 one
+      for (int rows : {1, 2, 3, 5})
+        for (int held : {0, 1, 2}) {  // filters streamed per step, all held, layer 1 alone held
+          REQUIRE(valid_group(nodes, 0, last));
+          Schedule s;
+          s.block.assign(nodes.size(), 0);
+          s.algo.assign(nodes.size(), SchedAlgo::kGemm);
+          for (size_t i = 0; i < nodes.size(); ++i)
+            if (nodes[i].wino_tile) s.algo[i] = SchedAlgo::kWinogradInput;
+          s.groups.push_back({0, last, rows, held == 1, {}});
+          if (held == 2) s.groups[0].held = {1};
+          INFO((mode == WinogradMode::kF2 ? "F(2x2)" : "F(4x4)") << ", layers 0-" << last << " in bands of " << rows
+                                                                 << " rows, held " << held);
+          // Every step of a Winograd layer is whole tile rows, and the steps cover each row once.
+          const BandProgram prog = band_program(nodes, s, s.groups[0]);
+          for (int l = 0; l <= last; ++l) {
+            const int m = nodes[size_t(l)].wino_tile;
+            int next = 0;
+            for (const auto& band : prog.bands)
+              for (const BandStep& st : band) {
+                if (st.layer != l || st.to <= st.from) continue;
+                CHECK(st.from == next);
+                next = st.to;
+                if (!m) continue;
+                CHECK(st.from % m == 0);
+                CHECK((st.to % m == 0 || st.to == nodes[size_t(l)].out_h));
+              }
+            CHECK(next == nodes[size_t(l)].out_h);
+          }
+          const Plan plan = plan_schedule(input, nodes, s);
+          apply_schedule_algorithms(*net, nodes, s);
+          const RunResult r = run_with(*net, plan, wpath, &s, 3, 2);
+          choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+          CHECK(same_bits(r.outputs[size_t(last)], whole.outputs[size_t(last)]));
+          CHECK(r.peak <= plan.peak_bytes);
+          ++checked;
+        }
+  }
+  CHECK(checked == 48);
 }
