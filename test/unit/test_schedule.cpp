@@ -397,6 +397,62 @@ TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whol
   }
 }
 
+TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
+          "[plan][winograd]") {
+  // Layers 1, 3 (no padding: 13x10 -> 11x8) and 4 are Winograd candidates (winograd_test_cfg).
+  auto net = network_from_text(winograd_test_cfg(), "sched_wino_bands.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_wino_bands.weights";
+  REQUIRE(generate_weights(*net, wpath, 13).ok());
+  const size_t input = net->input_shape().bytes();
+  int checked = 0;
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
+    choose_conv_algorithms(*net, ConvChoice{mode, 0, true});
+    const std::vector<int> tiles = winograd_tiles(*net);
+    const RunResult whole = run_with(*net, make_plan(*net), wpath, nullptr, 3, 2);
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+    for (int last : {4, 5})  // ending on a Winograd layer (its bands: whole tile rows) or a 1x1 one
+      for (int rows : {1, 2, 3, 5})
+        for (int held : {0, 1, 2}) {  // filters streamed per step, all held, layer 1 alone held
+          REQUIRE(valid_group(nodes, 0, last));
+          Schedule s;
+          s.block.assign(nodes.size(), 0);
+          s.algo.assign(nodes.size(), SchedAlgo::kGemm);
+          for (size_t i = 0; i < nodes.size(); ++i)
+            if (nodes[i].wino_tile) s.algo[i] = SchedAlgo::kWinogradInput;
+          s.groups.push_back({0, last, rows, held == 1, {}});
+          if (held == 2) s.groups[0].held = {1};
+          INFO((mode == WinogradMode::kF2 ? "F(2x2)" : "F(4x4)") << ", layers 0-" << last << " in bands of " << rows
+                                                                 << " rows, held " << held);
+          // Every step of a Winograd layer is whole tile rows, and the steps cover each row once.
+          const BandProgram prog = band_program(nodes, s, s.groups[0]);
+          for (int l = 0; l <= last; ++l) {
+            const int m = nodes[size_t(l)].wino_tile;
+            int next = 0;
+            for (const auto& band : prog.bands)
+              for (const BandStep& st : band) {
+                if (st.layer != l || st.to <= st.from) continue;
+                CHECK(st.from == next);
+                next = st.to;
+                if (!m) continue;
+                CHECK(st.from % m == 0);
+                CHECK((st.to % m == 0 || st.to == nodes[size_t(l)].out_h));
+              }
+            CHECK(next == nodes[size_t(l)].out_h);
+          }
+          const Plan plan = plan_schedule(input, nodes, s);
+          apply_schedule_algorithms(*net, nodes, s);
+          const RunResult r = run_with(*net, plan, wpath, &s, 3, 2);
+          choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+          CHECK(same_bits(r.outputs[size_t(last)], whole.outputs[size_t(last)]));
+          CHECK(r.peak <= plan.peak_bytes);
+          ++checked;
+        }
+  }
+  CHECK(checked == 48);
+}
+
 TEST_CASE("schedule: bands through an SPP block (stride-1 pools of 5 and 9) and a 5x5 depthwise conv are bit-identical", "[plan]") {
   // The band rows of a stride-1 pool take forward's separable maxima over a window's rows; the
   // depthwise rows run forward's vector kernel over a window (conv_rows.cpp). Bands of 1 row
@@ -456,58 +512,4 @@ activation=leaky
       INFO("bands of " << rows << " rows, " << threads << " threads");
       CHECK(same_bits(r.outputs[6], base.outputs[6]));
     }
-TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
-          "[plan][winograd]") {
-  // Layers 1, 3 (no padding: 13x10 -> 11x8) and 4 are Winograd candidates (winograd_test_cfg).
-  auto net = network_from_text(winograd_test_cfg(), "sched_wino_bands.cfg");
-  REQUIRE(net.ok());
-  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_wino_bands.weights";
-  REQUIRE(generate_weights(*net, wpath, 13).ok());
-  const size_t input = net->input_shape().bytes();
-  int checked = 0;
-  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
-    choose_conv_algorithms(*net, ConvChoice{mode, 0, true});
-    const std::vector<int> tiles = winograd_tiles(*net);
-    const RunResult whole = run_with(*net, make_plan(*net), wpath, nullptr, 3, 2);
-    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
-    for (int last : {4, 5})  // ending on a Winograd layer (its bands: whole tile rows) or a 1x1 one
-      for (int rows : {1, 2, 3, 5})
-        for (int held : {0, 1, 2}) {  // filters streamed per step, all held, layer 1 alone held
-          REQUIRE(valid_group(nodes, 0, last));
-          Schedule s;
-          s.block.assign(nodes.size(), 0);
-          s.algo.assign(nodes.size(), SchedAlgo::kGemm);
-          for (size_t i = 0; i < nodes.size(); ++i)
-            if (nodes[i].wino_tile) s.algo[i] = SchedAlgo::kWinogradInput;
-          s.groups.push_back({0, last, rows, held == 1, {}});
-          if (held == 2) s.groups[0].held = {1};
-          INFO((mode == WinogradMode::kF2 ? "F(2x2)" : "F(4x4)") << ", layers 0-" << last << " in bands of " << rows
-                                                                 << " rows, held " << held);
-          // Every step of a Winograd layer is whole tile rows, and the steps cover each row once.
-          const BandProgram prog = band_program(nodes, s, s.groups[0]);
-          for (int l = 0; l <= last; ++l) {
-            const int m = nodes[size_t(l)].wino_tile;
-            int next = 0;
-            for (const auto& band : prog.bands)
-              for (const BandStep& st : band) {
-                if (st.layer != l || st.to <= st.from) continue;
-                CHECK(st.from == next);
-                next = st.to;
-                if (!m) continue;
-                CHECK(st.from % m == 0);
-                CHECK((st.to % m == 0 || st.to == nodes[size_t(l)].out_h));
-              }
-            CHECK(next == nodes[size_t(l)].out_h);
-          }
-          const Plan plan = plan_schedule(input, nodes, s);
-          apply_schedule_algorithms(*net, nodes, s);
-          const RunResult r = run_with(*net, plan, wpath, &s, 3, 2);
-          choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-          CHECK(same_bits(r.outputs[size_t(last)], whole.outputs[size_t(last)]));
-          CHECK(r.peak <= plan.peak_bytes);
-          ++checked;
-        }
-  }
-  CHECK(checked == 48);
 }
