@@ -13,15 +13,11 @@
 #include <cstring>
 
 #include "depthwise.h"
+#include "target_region.h"
 
 namespace mdfi::kernels {
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+MDFI_TARGET_BEGIN("avx2,fma")
 namespace dw_avx2 {
 
 struct V8 {
@@ -61,18 +57,9 @@ struct V8 {
 #undef DW_LEAKY
 
 }  // namespace dw_avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MDFI_TARGET_END()
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
-#endif
+MDFI_TARGET_BEGIN("avx512f,avx2,fma")
 namespace dw_avx512 {
 
 using V8 = dw_avx2::V8;
@@ -232,11 +219,7 @@ static void dw_plane_best(const DepthwiseRows& g, int c0, int c1) {
 }
 
 }  // namespace dw_avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MDFI_TARGET_END()
 
 void depthwise_rows_avx2(const DepthwiseRows& g, int c0, int c1) {
   for (int ch = c0; ch < c1; ++ch)

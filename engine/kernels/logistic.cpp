@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu_features.h"
+#include "target_region.h"
 
 namespace mdfi::kernels {
 
@@ -16,39 +17,21 @@ void logistic_scalar(float* x, size_t n) {
 
 #if defined(__x86_64__)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+MDFI_TARGET_BEGIN("avx2")
 namespace lg_avx2 {
 #define MDFI_LG_BYTES 32
 #include "logistic_body.inc"
 #undef MDFI_LG_BYTES
 }  // namespace lg_avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MDFI_TARGET_END()
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
+MDFI_TARGET_BEGIN("avx512f")
 namespace lg_avx512 {
 #define MDFI_LG_BYTES 64
 #include "logistic_body.inc"
 #undef MDFI_LG_BYTES
 }  // namespace lg_avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MDFI_TARGET_END()
 #endif
 
 #if defined(__aarch64__)

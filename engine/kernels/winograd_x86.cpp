@@ -7,35 +7,21 @@
 #include <cstring>
 
 #include "transpose_x86.h"
+#include "target_region.h"
 #include "winograd.h"
 
 namespace mdfi::kernels {
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+MDFI_TARGET_BEGIN("avx2,fma")
 namespace wino_avx2 {
 #include "winograd_tiles.inc"
 }  // namespace wino_avx2
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
+MDFI_TARGET_END()
+MDFI_TARGET_BEGIN("avx512f")
 namespace wino_avx512 {
 #include "winograd_tiles.inc"
 }  // namespace wino_avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+MDFI_TARGET_END()
 
 // The weight transform over whole filter panels: one panel's kMR = 8 filters are the 8 lanes of a
 // ymm vector, so per channel eight row loads and an 8x8 transpose give taps 0-7 of all eight
