@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "npy.h"
 #include "support.h"
@@ -24,6 +25,31 @@ size_t bytes_in(const std::string& text, const std::string& after) {
   if (at == std::string::npos) return 0;
   const size_t open = text.find('(', at);
   return open == std::string::npos ? 0 : size_t(std::strtoull(text.c_str() + open + 1, nullptr, 10));
+}
+
+// Compares the layer dumps (NNN.npy) under `tag` with the default run's under `dir`/default, bit
+// for bit, for layers [0, before); a layer missing from `tag` was inside a banded group (only rows
+// of it ever existed). Returns {compared, missing}.
+std::pair<int, int> compare_dumps(const std::string& dir, const std::string& tag, int before = 1 << 30) {
+  int compared = 0, missing = 0;
+  for (int i = 0; i < before; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%03d.npy", i);
+    if (!exists(dir + "/default" + name)) break;
+    if (!exists(tag + name)) {
+      ++missing;
+      continue;
+    }
+    auto a = read_npy(tag + name);
+    auto b = read_npy(dir + "/default" + name);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    INFO("layer " << i);
+    CHECK(a->data.size() == b->data.size());
+    CHECK(std::memcmp(a->data.data(), b->data.data(), a->data.size() * sizeof(float)) == 0);
+    ++compared;
+  }
+  return {compared, missing};
 }
 
 void check_schedules(const std::string& net_name, const char* command) {
@@ -57,24 +83,7 @@ void check_schedules(const std::string& net_name, const char* command) {
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(slurp(tag + ".txt") == slurp(dir + "/default.txt"));
-    int compared = 0, missing = 0;
-    for (int i = 0;; ++i) {
-      char name[32];
-      std::snprintf(name, sizeof name, "/%03d.npy", i);
-      if (!exists(dir + "/default" + name)) break;
-      if (!exists(tag + name)) {
-        ++missing;  // inside a banded group: only rows of it ever existed
-        continue;
-      }
-      auto a = read_npy(tag + name);
-      auto b = read_npy(dir + "/default" + name);
-      REQUIRE(a.ok());
-      REQUIRE(b.ok());
-      INFO("layer " << i);
-      CHECK(a->data.size() == b->data.size());
-      CHECK(std::memcmp(a->data.data(), b->data.data(), a->data.size() * sizeof(float)) == 0);
-      ++compared;
-    }
+    const auto [compared, missing] = compare_dumps(dir, tag);
     CHECK(compared > missing);
     // The whole run, post-processing included, stayed within the budget.
     const std::string report = slurp(tag + ".json");
@@ -167,21 +176,6 @@ TEST_CASE("--max-mem with Winograd on: a band group's Winograd layers give the d
   const size_t peak = std::strtoull(report.c_str() + at + 14, nullptr, 10);
   CHECK(peak <= budget);
   CHECK(peak == std::strtoull(report.c_str() + pat + 24, nullptr, 10));
-  int compared = 0;
-  for (int i = 0; i < first_changed; ++i) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/%03d.npy", i);
-    if (!exists(dir + "/default" + name)) break;
-    if (!exists(tag + name)) continue;  // inside a banded group
-    auto a = read_npy(tag + name);
-    auto b = read_npy(dir + "/default" + name);
-    REQUIRE(a.ok());
-    REQUIRE(b.ok());
-    INFO("layer " << i);
-    CHECK(a->data.size() == b->data.size());
-    CHECK(std::memcmp(a->data.data(), b->data.data(), a->data.size() * sizeof(float)) == 0);
-    ++compared;
-  }
-  CHECK(compared > 0);
+  CHECK(compare_dumps(dir, tag, first_changed).first > 0);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
