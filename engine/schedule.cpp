@@ -358,7 +358,9 @@ double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   if (algo != SchedAlgo::kGemm && n.wino_tile)
     return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
   double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
-  if (n.band == SchedNode::Band::kConv) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+  // Each extra block packs the im2col matrix again, unless its blocks read the input in place
+  // (direct_blocks): then only a block's own calls, as a connected layer's.
+  if (n.band == SchedNode::Band::kConv && !n.direct_blocks) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
   return extra;
 }

@@ -1,4 +1,5 @@
 // Portable micro-kernel: plain loops the compiler can vectorise for any target.
+#include "conv_direct.h"
 #include "microkernel.h"
 
 namespace mdfi::kernels {
@@ -23,6 +24,6 @@ static void kernel_generic(int kc, const float* a, const float* b, float* c, int
     for (int j = 0; j < kNR; ++j) c[i * ldc + j] = first ? acc[i][j] : c[i * ldc + j] + acc[i][j];
 }
 
-KernelInfo micro_generic() { return {"generic", kNR, &kernel_generic}; }
+KernelInfo micro_generic() { return {"generic", kNR, &kernel_generic, nullptr, nullptr, nullptr, &direct_generic}; }
 
 }  // namespace mdfi::kernels

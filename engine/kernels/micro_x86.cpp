@@ -8,7 +8,9 @@
 #endif
 #include <immintrin.h>
 
+#include "conv_direct.h"
 #include "microkernel.h"
+#include "tile_finish_x86.h"
 
 // The accumulators must live in registers: full unrolling over the panel rows guarantees it.
 #if defined(__clang__)
@@ -20,33 +22,6 @@
 namespace mdfi::kernels {
 
 constexpr int kAvx2NR = 24;  // columns of the AVX2 tile (kernel_avx2)
-
-// Bias and activation on finished rows, in registers. Leaky's .1 * x is a double product in
-// Darknet, so the negative lanes are widened to double, scaled and rounded back: bit-identical.
-__attribute__((target("avx2,fma"))) static inline __m256 finish_avx2(__m256 v, float bias, TileAct act) {
-  v = _mm256_add_ps(v, _mm256_set1_ps(bias));
-  const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
-  if (act == TileAct::kRelu) return _mm256_mul_ps(v, _mm256_and_ps(positive, _mm256_set1_ps(1.f)));
-  if (act != TileAct::kLeaky) return v;
-  const __m256d tenth = _mm256_set1_pd(.1);
-  const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), tenth));
-  const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), tenth));
-  return _mm256_blendv_ps(_mm256_set_m128(hi, lo), v, positive);
-}
-
-__attribute__((target("avx512f"))) static inline __m512 finish_avx512(__m512 v, float bias, TileAct act) {
-  v = _mm512_add_ps(v, _mm512_set1_ps(bias));
-  const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-  if (act == TileAct::kRelu) return _mm512_mul_ps(v, _mm512_maskz_mov_ps(positive, _mm512_set1_ps(1.f)));
-  if (act != TileAct::kLeaky) return v;
-  const __m512d tenth = _mm512_set1_pd(.1);
-  const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tenth));
-  const __m256 hi = _mm512_cvtpd_ps(
-      _mm512_mul_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tenth));
-  const __m512 scaled = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
-                                                            _mm256_castps_pd(hi), 1));
-  return _mm512_mask_blend_ps(positive, scaled, v);
-}
 
 // kFinish: the last K block; bias (may be null) and act are applied before the store.
 // kVecs 3: an 8 x 24 tile as two 4 x 24 halves: 12 accumulators, three B vectors and one
@@ -145,7 +120,7 @@ __attribute__((target("avx512f"))) static void avx512_strided(int kc, const floa
   else kernel_avx512<false>(kc, a, b, ldb, c, ldc, first, nullptr, TileAct::kLinear);
 }
 
-KernelInfo micro_avx2() { return {"avx2", kAvx2NR, &avx2_block, &avx2_finish, &avx2_strided}; }
+KernelInfo micro_avx2() { return {"avx2", kAvx2NR, &avx2_block, &avx2_finish, &avx2_strided, nullptr, &direct_avx2}; }
 __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const float* a, const float* b, float* c, int ldc,
                                                                   int first) {
   kernel_avx2<false, 1>(kc, a, b, 8, c, ldc, first, nullptr, TileAct::kLinear);
@@ -153,7 +128,7 @@ __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const 
 // 8 x 8 tiles (one B vector, eight rows at once): for Winograd's layers of few tiles, where
 // 24-wide panels would be a third padding (winograd_kernel). Same bits as the 24-wide tile.
 KernelInfo micro_avx2_narrow() { return {"avx2-8", 8, &avx2_narrow_block}; }
-KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided}; }
+KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, nullptr, &direct_avx512}; }
 
 }  // namespace mdfi::kernels
 #endif

@@ -29,6 +29,12 @@ using StridedKernel = void (*)(int kc, const float* a, const float* b, int ldb, 
 // empty panel (a 13x13 map's 49 Winograd tiles: four panels of 12 and one).
 using NarrowKernel = void (*)(int kc, const float* a, const float* b, float* c, int ldc, int cols);
 
+// A stride-1 k x k convolution computed from its input rows where they lie, with no im2col
+// matrix (conv_direct.h): each output the same bits as this kernel's SGEMM over the im2col
+// matrix would give it (same products, same order, same K blocks and epilogue).
+struct DirectJob;
+using DirectKernel = void (*)(const DirectJob& job);
+
 struct KernelInfo {
   const char* name;
   int nr;  // columns per B panel
@@ -36,6 +42,7 @@ struct KernelInfo {
   FinishKernel finish = nullptr;  // the last K block with the epilogue fused; null: sgemm applies it after
   StridedKernel strided = nullptr;  // null: sgemm packs every B panel
   NarrowKernel narrow = nullptr;  // null: fn for every panel
+  DirectKernel direct = nullptr;  // null: weight blocks of k x k convs pack im2col (conv_rows.cpp)
 };
 
 KernelInfo micro_generic();
