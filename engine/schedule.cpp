@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "arena_plan.h"
+#include "kernels/conv_direct.h"
 #include "kernels/sgemm.h"
 #include "layer.h"
 #include "layers/winograd_rows.h"
@@ -359,8 +360,9 @@ double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
     return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
   double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
   // Each extra block packs the im2col matrix again, unless its blocks read the input in place
-  // (direct_blocks): then only a block's own calls, as a connected layer's.
-  if (n.band == SchedNode::Band::kConv && !n.direct_blocks) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+  // (kernels::direct_pays, as conv_rows decides): then only a block's own calls, as a connected layer's.
+  const bool direct = n.direct_lanes && nb > 1 && kernels::direct_pays(n.direct_lanes, n.out_w, block);
+  if (n.band == SchedNode::Band::kConv && !direct) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
   return extra;
 }

@@ -82,9 +82,9 @@ struct SchedNode {
   size_t row_bytes = 0;  // one output row over all channels
   int k = 1, s = 1, pad_top = 0;
   int gemm_k = 0;        // conv: K of its GEMM (workspace depends on the band's columns)
-  // conv: its weight blocks read the input in place (kernels/conv_direct.h), so a block does not
-  // pack the im2col matrix again.
-  bool direct_blocks = false;
+  // conv: the lanes of the direct kernel its weight blocks may take (kernels/conv_direct.h; 0:
+  // none), which reads the input in place rather than packing the im2col matrix per block.
+  int direct_lanes = 0;
   double flops = 0;
   bool output_head = false;  // plan.keep_to_end
   // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays

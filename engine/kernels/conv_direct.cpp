@@ -15,6 +15,12 @@ bool direct_suits(const KernelInfo& kernel, int ksize, int stride, int dilation,
   return kernel.direct && stride == 1 && dilation == 1 && ksize >= 2 && ksize <= 8 && pad >= 0 && pad < ksize;
 }
 
+bool direct_pays(int lanes, int out_w, int block) {
+  if (lanes <= 0 || out_w <= 0) return false;
+  const int computed = (out_w + lanes - 1) / lanes * lanes;
+  return double(block) * (double(computed) / out_w - 1) < 12;
+}
+
 // The portable kernel's (micro_generic.cpp) arithmetic: per output, acc += a * b in K order from
 // zero with no contraction (the engine builds with -ffp-contract=off), a K block's sum stored
 // (first block) or added to the output. Runs of 8 pixels, as its 8-column panels.

@@ -44,6 +44,17 @@ struct DirectJob {
 // Whether `kernel` has a direct path for a convolution of this shape (groups of one).
 bool direct_suits(const KernelInfo& kernel, int ksize, int stride, int dilation, int pad);
 
+// Whether blocks of `block` filters of a layer with output rows `out_w` wide run faster direct
+// (kernel lanes `lanes`, KernelInfo::direct_lanes; 0: none) than by im2col and SGEMM. A row's
+// last vector is partly empty (a 13-wide map fills 13 of 16 lanes), which costs direct a share of
+// its multiply-adds; im2col pays one packing of its matrix per block instead, which many panels
+// per block share. Measured at the smallest budgets, 1 thread, AVX-512 on the EPYC VM: AlexNet's
+// 27-wide 5x5 layer in blocks of 8, 5.8 ms direct against 28.4 by im2col; its 13-wide layers in
+// blocks of 32, 40, 64: 4.2, 2.9, 2.8 ms against 5.4, 3.6, 2.9; yolov3-tiny's 13-wide layer 12
+// in blocks of 72 and 26-wide layer 21 in blocks of 64: 15.2 and 9.5 ms against 14.6 and 8.4.
+// So direct when block * (lanes computed / lanes used - 1) is under 12.
+bool direct_pays(int lanes, int out_w, int block);
+
 // job's outputs (its finish and act are set here) as sgemm_packed(filters, N, K, job.a,
 // Im2colB-of-the-input, ..., bias, act, threads, ..., &kernel) computes them, bit for bit; bias
 // and activations the kernel cannot fuse are applied afterwards, as sgemm_packed does. `threads`

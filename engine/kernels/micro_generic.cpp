@@ -24,6 +24,6 @@ static void kernel_generic(int kc, const float* a, const float* b, float* c, int
     for (int j = 0; j < kNR; ++j) c[i * ldc + j] = first ? acc[i][j] : c[i * ldc + j] + acc[i][j];
 }
 
-KernelInfo micro_generic() { return {"generic", kNR, &kernel_generic, nullptr, nullptr, nullptr, &direct_generic}; }
+KernelInfo micro_generic() { return {"generic", kNR, &kernel_generic, nullptr, nullptr, nullptr, &direct_generic, 8}; }
 
 }  // namespace mdfi::kernels

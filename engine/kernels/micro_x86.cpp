@@ -120,7 +120,7 @@ __attribute__((target("avx512f"))) static void avx512_strided(int kc, const floa
   else kernel_avx512<false>(kc, a, b, ldb, c, ldc, first, nullptr, TileAct::kLinear);
 }
 
-KernelInfo micro_avx2() { return {"avx2", kAvx2NR, &avx2_block, &avx2_finish, &avx2_strided, nullptr, &direct_avx2}; }
+KernelInfo micro_avx2() { return {"avx2", kAvx2NR, &avx2_block, &avx2_finish, &avx2_strided, nullptr, &direct_avx2, 8}; }
 __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const float* a, const float* b, float* c, int ldc,
                                                                   int first) {
   kernel_avx2<false, 1>(kc, a, b, 8, c, ldc, first, nullptr, TileAct::kLinear);
@@ -128,7 +128,7 @@ __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const 
 // 8 x 8 tiles (one B vector, eight rows at once): for Winograd's layers of few tiles, where
 // 24-wide panels would be a third padding (winograd_kernel). Same bits as the 24-wide tile.
 KernelInfo micro_avx2_narrow() { return {"avx2-8", 8, &avx2_narrow_block}; }
-KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, nullptr, &direct_avx512}; }
+KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, nullptr, &direct_avx512, 16}; }
 
 }  // namespace mdfi::kernels
 #endif

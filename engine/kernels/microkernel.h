@@ -43,6 +43,7 @@ struct KernelInfo {
   StridedKernel strided = nullptr;  // null: sgemm packs every B panel
   NarrowKernel narrow = nullptr;  // null: fn for every panel
   DirectKernel direct = nullptr;  // null: weight blocks of k x k convs pack im2col (conv_rows.cpp)
+  int direct_lanes = 0;           // pixels per vector of `direct` (a row's last vector may hold fewer)
 };
 
 KernelInfo micro_generic();

@@ -118,6 +118,12 @@ TEST_CASE("direct convolution refuses what it does not compute", "[layers]") {
   CHECK(!kernels::direct_suits(*generic, 3, 2, 1, 1));
   CHECK(!kernels::direct_suits(*generic, 3, 1, 2, 1));
   CHECK(!kernels::direct_suits(*generic, 3, 1, 1, 3));
+  // Direct where the lanes a row leaves empty cost less than packing im2col per block.
+  CHECK(kernels::direct_pays(16, 27, 8));     // AlexNet's 5x5 layer in blocks of 8
+  CHECK(kernels::direct_pays(16, 32, 1024));  // no lane empty
+  CHECK(!kernels::direct_pays(16, 13, 72));   // yolov3-tiny's layer 12
+  CHECK(!kernels::direct_pays(16, 3, 8));
+  CHECK(!kernels::direct_pays(0, 32, 8));
   kernels::KernelInfo none = *generic;
   none.direct = nullptr;
   CHECK(!kernels::direct_suits(none, 3, 1, 1, 1));
@@ -150,10 +156,13 @@ std::vector<std::vector<float>> run_layers(const Network& net, const Plan& plan,
   return outs;
 }
 
-bool takes_direct(const Network& net, int layer) {
+// Whether conv_rows runs `layer` in blocks of `block` filters by the direct path (as it decides).
+bool takes_direct(const Network& net, int layer, int block) {
   const auto* conv = dynamic_cast<const ConvLayer*>(net.layers[size_t(layer)].get());
-  return conv && conv->groups == 1 &&
-         kernels::direct_suits(kernels::active_kernel(), conv->size, conv->stride, conv->dilation, conv->pad);
+  const kernels::KernelInfo& kern = kernels::active_kernel();
+  return conv && conv->groups == 1 && block < conv->filters &&
+         kernels::direct_suits(kern, conv->size, conv->stride, conv->dilation, conv->pad) &&
+         kernels::direct_pays(kern.direct_lanes, conv->out.w, block);
 }
 
 }  // namespace
@@ -197,9 +206,9 @@ TEST_CASE("convs of kernel 2 to 8 in weight blocks (the direct path) reproduce t
         CHECK(same_bits(r[i].data(), base[i].data(), r[i].size()));
       }
     }
-    direct_layers += takes_direct(*net, 0) + takes_direct(*net, 1);
+    direct_layers += takes_direct(*net, 0, 8) + takes_direct(*net, 1, 8);
   }
-  CHECK(direct_layers == 28);
+  CHECK(direct_layers >= 10);  // of 28: narrow maps fill too few lanes, and take im2col
 }
 
 TEST_CASE("alexnet at its smallest budget reproduces the default layer by layer through the direct path", "[plan]") {
@@ -224,7 +233,7 @@ TEST_CASE("alexnet at its smallest budget reproduces the default layer by layer 
   REQUIRE(s.block.size() > 2);
   CHECK(s.block[2] > 0);
   CHECK(s.block[2] < conv->filters);
-  CHECK(takes_direct(*net, 2));
+  CHECK(takes_direct(*net, 2, s.block[2]));
   const auto base = run_layers(*net, make_plan(*net), wpath, nullptr, 2);
   // One thread: this schedule (layers 0-3 in one-row bands) run on two threads held more
   // workspace than its plan for two threads, with or without the direct path (to be looked into).
