@@ -353,16 +353,25 @@ constexpr size_t kSmallWeights = 4;
 // float, about what packing an im2col element again does.
 constexpr double kTransformCost = 100;
 
+// A conv in `nb` weight blocks: each extra block packs the im2col matrix again, or, where that
+// costs more (kernels::direct_pays, as conv_rows decides), the direct path's extra work, less the
+// one packing the default does. Never more for larger blocks.
+double conv_block_cost(const SchedNode& n, int nb) {
+  const double pack = double(n.gemm_k) * n.out_h * n.out_w * 100;
+  const double repack = double(nb - 1) * pack;
+  if (!n.direct_lanes || nb < 2) return repack;
+  const double direct = 2.0 * n.block_units * n.gemm_k * double(n.out_h) * n.out_w *
+                        kernels::direct_cost_factor(n.direct_lanes, n.k, n.out_w) - pack;
+  return std::max(0.0, std::min(repack, direct));
+}
+
 // A layer outside band groups: its extra cost under `algo` with `block` channels per block.
 double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
   if (algo != SchedAlgo::kGemm && n.wino_tile)
     return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
   double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
-  // Each extra block packs the im2col matrix again, unless its blocks read the input in place
-  // (kernels::direct_pays, as conv_rows decides): then only a block's own calls, as a connected layer's.
-  const bool direct = n.direct_lanes && nb > 1 && kernels::direct_pays(n.direct_lanes, n.out_w, block);
-  if (n.band == SchedNode::Band::kConv && !direct) extra += double(nb - 1) * n.gemm_k * double(n.out_h) * n.out_w * 100;
+  if (n.band == SchedNode::Band::kConv) extra += conv_block_cost(n, nb);
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
   return extra;
 }

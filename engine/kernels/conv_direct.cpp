@@ -15,10 +15,15 @@ bool direct_suits(const KernelInfo& kernel, int ksize, int stride, int dilation,
   return kernel.direct && stride == 1 && dilation == 1 && ksize >= 2 && ksize <= 8 && pad >= 0 && pad < ksize;
 }
 
-bool direct_pays(int lanes, int out_w, int block) {
-  if (lanes <= 0 || out_w <= 0) return false;
+double direct_cost_factor(int lanes, int ksize, int out_w) {
   const int computed = (out_w + lanes - 1) / lanes * lanes;
-  return double(block) * (double(computed) / out_w - 1) < 12;
+  return double(computed) / out_w * 3 / ksize;
+}
+
+bool direct_pays(int lanes, int ksize, int out_w, int filters, int block) {
+  if (lanes <= 0 || out_w <= 0 || ksize <= 0 || block <= 0) return false;
+  const int blocks = (filters + block - 1) / block;
+  return 2.0 * filters * direct_cost_factor(lanes, ksize, out_w) < 100.0 * blocks;
 }
 
 // The portable kernel's (micro_generic.cpp) arithmetic: per output, acc += a * b in K order from

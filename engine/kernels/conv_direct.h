@@ -44,16 +44,20 @@ struct DirectJob {
 // Whether `kernel` has a direct path for a convolution of this shape (groups of one).
 bool direct_suits(const KernelInfo& kernel, int ksize, int stride, int dilation, int pad);
 
-// Whether blocks of `block` filters of a layer with output rows `out_w` wide run faster direct
-// (kernel lanes `lanes`, KernelInfo::direct_lanes; 0: none) than by im2col and SGEMM. A row's
-// last vector is partly empty (a 13-wide map fills 13 of 16 lanes), which costs direct a share of
-// its multiply-adds; im2col pays one packing of its matrix per block instead, which many panels
-// per block share. Measured at the smallest budgets, 1 thread, AVX-512 on the EPYC VM: AlexNet's
-// 27-wide 5x5 layer in blocks of 8, 5.8 ms direct against 28.4 by im2col; its 13-wide layers in
-// blocks of 32, 40, 64: 4.2, 2.9, 2.8 ms against 5.4, 3.6, 2.9; yolov3-tiny's 13-wide layer 12
-// in blocks of 72 and 26-wide layer 21 in blocks of 64: 15.2 and 9.5 ms against 14.6 and 8.4.
-// So direct when block * (lanes computed / lanes used - 1) is under 12.
-bool direct_pays(int lanes, int out_w, int block);
+// What the direct path costs beyond a layer's multiply-adds, as a factor of them, against
+// im2col and SGEMM in blocks, which pack the im2col matrix once per block (~100 FLOPs of the
+// SGEMM per element: schedule.cpp's cost model): direct computes the lanes a row leaves empty
+// (a 13-wide map fills 13 of 16) and sets up each kernel row's loads once per ksize taps. The
+// factor, (lanes computed / lanes used) * 3 / ksize, was fitted to these (1 thread, AVX-512, the
+// loaded 2-core EPYC VM, minimum of 7 runs): blocks of 16 filters ran direct in half the time or
+// less on 13- to 32-wide maps; AlexNet's 27-wide 5x5 layer in blocks of 8 took 5.8 ms against
+// 28.4, in blocks of 64 8.5-12.9 against 14-20; its 13-wide 3x3 layers in blocks of 32 and 40,
+// 4.2 and 2.9 ms against 5.4 and 3.6, in blocks of 64 2.8 against 2.9; 3x3 layers in blocks of
+// 72 on 13- and 16-wide maps and of 104 on a 32-wide one ran slower direct.
+double direct_cost_factor(int lanes, int ksize, int out_w);
+// Whether `filters` filters in blocks of `block` run direct (lanes: KernelInfo::direct_lanes; 0:
+// none): when 2 * filters * direct_cost_factor is under 100 per block.
+bool direct_pays(int lanes, int ksize, int out_w, int filters, int block);
 
 // job's outputs (its finish and act are set here) as sgemm_packed(filters, N, K, job.a,
 // Im2colB-of-the-input, ..., bias, act, threads, ..., &kernel) computes them, bit for bit; bias

@@ -286,7 +286,7 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
   // rather than packing the im2col matrix again for every block: the same bits, no workspace.
   const kernels::KernelInfo& kern = kernels::active_kernel();
   if (mb < M && kernels::direct_suits(kern, l.size, l.stride, l.dilation, l.pad) &&
-      kernels::direct_pays(kern.direct_lanes, l.out.w, mb)) {
+      kernels::direct_pays(kern.direct_lanes, l.size, l.out.w, M, mb)) {
     kernels::DirectJob job{in.data, size_t(in.cap) * in.w, in.lo, in.h, in.w, l.size, l.pad, K};
     job.ldc = size_t(out.cap) * out.w, job.out_w = l.out.w, job.y0 = y0, job.y1 = y1, job.a = packed.data();
     for (int m0 = 0; m0 < M; m0 += mb) {

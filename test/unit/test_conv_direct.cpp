@@ -118,12 +118,16 @@ TEST_CASE("direct convolution refuses what it does not compute", "[layers]") {
   CHECK(!kernels::direct_suits(*generic, 3, 2, 1, 1));
   CHECK(!kernels::direct_suits(*generic, 3, 1, 2, 1));
   CHECK(!kernels::direct_suits(*generic, 3, 1, 1, 3));
-  // Direct where the lanes a row leaves empty cost less than packing im2col per block.
-  CHECK(kernels::direct_pays(16, 27, 8));     // AlexNet's 5x5 layer in blocks of 8
-  CHECK(kernels::direct_pays(16, 32, 1024));  // no lane empty
-  CHECK(!kernels::direct_pays(16, 13, 72));   // yolov3-tiny's layer 12
-  CHECK(!kernels::direct_pays(16, 3, 8));
-  CHECK(!kernels::direct_pays(0, 32, 8));
+  // Direct where it costs less than packing im2col per block (few filters per block).
+  CHECK(kernels::direct_pays(16, 5, 27, 256, 8));    // AlexNet's 5x5 layer in blocks of 8
+  CHECK(kernels::direct_pays(16, 5, 27, 256, 64));
+  CHECK(kernels::direct_pays(16, 3, 13, 256, 40));   // AlexNet's layer 6
+  CHECK(kernels::direct_pays(16, 3, 32, 256, 48));
+  CHECK(!kernels::direct_pays(16, 3, 13, 1024, 72));  // yolov3-tiny's layer 12
+  CHECK(!kernels::direct_pays(16, 3, 32, 256, 104));
+  CHECK(!kernels::direct_pays(16, 3, 3, 64, 16));
+  CHECK(!kernels::direct_pays(16, 3, 32, 256, 256));  // one block: nothing packed again
+  CHECK(!kernels::direct_pays(0, 3, 32, 256, 8));
   kernels::KernelInfo none = *generic;
   none.direct = nullptr;
   CHECK(!kernels::direct_suits(none, 3, 1, 1, 1));
@@ -162,7 +166,7 @@ bool takes_direct(const Network& net, int layer, int block) {
   const kernels::KernelInfo& kern = kernels::active_kernel();
   return conv && conv->groups == 1 && block < conv->filters &&
          kernels::direct_suits(kern, conv->size, conv->stride, conv->dilation, conv->pad) &&
-         kernels::direct_pays(kern.direct_lanes, conv->out.w, block);
+         kernels::direct_pays(kern.direct_lanes, conv->size, conv->out.w, conv->filters, block);
 }
 
 }  // namespace
