@@ -4,7 +4,8 @@
 // im2col matrix of its input again for every block: AlexNet's 5x5 layer in blocks of a few
 // filters spent most of its time packing. Here a register tile of kMR filters by a few vectors
 // of consecutive output pixels of one row loads each tap's input pixels straight from the row,
-// masked where they fall in the padding, so a block costs its multiply-adds and nothing else.
+// masked where they fall in the padding: a block packs nothing, and pays instead for the lanes a
+// row's last vector leaves empty (direct_pays weighs the two).
 //
 // Every output gets the bits the SGEMM of the same kernel (microkernel.h's KernelInfo) gives it
 // over the im2col matrix: products summed in K order (k = (channel * ksize + ky) * ksize + kx,
