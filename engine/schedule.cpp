@@ -545,6 +545,82 @@ size_t schedule_need(const Plan& plan, size_t beside_arena) {
   return std::max(plan.peak_bytes, plan_arena(plan, true).size + beside_arena);
 }
 
+double schedule_cost(const std::vector<SchedNode>& nodes, const Schedule& s) { return extra_cost(nodes, s); }
+
+Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& start, size_t budget_bytes,
+                       size_t beside_arena) {
+  Schedule s = start;
+  s.block.resize(nodes.size(), 0);
+  s.algo.resize(nodes.size(), SchedAlgo::kGemm);
+  Plan plan = plan_schedule(input_bytes, nodes, s);
+  auto fits = [&](const Plan& p) {
+    return p.peak_bytes + beside_arena <= budget_bytes && schedule_need(p, beside_arena) <= budget_bytes;
+  };
+  if (!fits(plan)) return s;
+  // The layers outside groups that can take another way, the costliest first: they gain the most
+  // from the room the others leave.
+  std::vector<int> order;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].block_units && !s.group_of(int(i))) order.push_back(int(i));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return layer_cost(nodes[size_t(a)], s.algo[size_t(a)], s.block[size_t(a)]) >
+           layer_cost(nodes[size_t(b)], s.algo[size_t(b)], s.block[size_t(b)]);
+  });
+  const int threads = kernels::planned_threads(), nr = kernels::active_kernel().nr;
+  struct Way {
+    SchedAlgo algo;
+    int block;
+    double cost;
+  };
+  for (int i : order) {
+    const SchedNode& n = nodes[size_t(i)];
+    const LayerPlan& lp = plan.layers[size_t(i)];
+    // What the layer's step holds beside its own weights and workspace (live tensors, output).
+    const size_t fixed = lp.peak_bytes - lp.weight_bytes - lp.workspace_bytes;
+    const double now = layer_cost(n, s.algo[size_t(i)], s.block[size_t(i)]);
+    // Whole weights, then blocks of every count (equal blocks, rounded up to whole panels);
+    // with the default's Winograd tile, its two ways too, its whole-weights way in blocks. Where
+    // the cost model ties (Winograd's two whole ways), the way the default would take first
+    // (conv_choice.h: the whole-input way on few tiles).
+    std::vector<SchedAlgo> algos{SchedAlgo::kGemm};
+    if (n.wino_tile) {
+      const int tiles = n.wino_geo.tiles();
+      const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads;
+      if (few) algos.insert(algos.end(), {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights});
+      else algos.insert(algos.end(), {SchedAlgo::kWinogradWeights, SchedAlgo::kWinogradInput});
+    }
+    std::vector<Way> ways;
+    const int m = std::max(1, n.block_multiple), units = n.block_units;
+    for (SchedAlgo a : algos) {
+      int last = -1;
+      for (int nb = 1; nb <= (units + m - 1) / m; ++nb) {
+        const int b = nb == 1 ? 0 : (units + nb - 1) / nb;
+        const int block = b ? std::max(m, (b + m - 1) / m * m) : 0;
+        if (block == last || (block && block >= units)) continue;
+        last = block;
+        if (a == SchedAlgo::kWinogradInput && block) break;  // streams its filters: no blocks
+        size_t wb = 0, ws = 0;
+        layer_bytes(n, a, block, &wb, &ws);
+        const double cost = layer_cost(n, a, block);
+        if (cost < now && fixed + wb + ws + beside_arena <= budget_bytes) ways.push_back({a, block, cost});
+      }
+    }
+    std::stable_sort(ways.begin(), ways.end(), [](const Way& a, const Way& b) { return a.cost < b.cost; });
+    // Each way's own step fits; the arena (an image's decoder beside it) may still refuse a few.
+    for (size_t k = 0; k < ways.size() && k < 4; ++k) {
+      Schedule t = s;
+      t.algo[size_t(i)] = ways[k].algo;
+      t.block[size_t(i)] = ways[k].block;
+      Plan tp = plan_schedule(input_bytes, nodes, t);
+      if (!fits(tp)) continue;
+      s = std::move(t);
+      plan = std::move(tp);
+      break;
+    }
+  }
+  return s;
+}
+
 Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, size_t budget_bytes,
                                        size_t* smallest, size_t beside_arena) {
   SweepCacheScope sweeps;
@@ -779,6 +855,16 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
         choice.schedule = std::move(s);
         choice.plan = std::move(plan);
       }
+    }
+  }
+  if (found) {
+    // Every layer outside the groups takes the cheapest way the room left by the others allows.
+    Schedule r = rechoose_ways(input_bytes, nodes, choice.schedule, budget_bytes, beside_arena);
+    const double c = extra_cost(nodes, r);
+    if (c < best_cost) {
+      best_cost = c;
+      choice.plan = plan_schedule(input_bytes, nodes, r);
+      choice.schedule = std::move(r);
     }
   }
   // `least` is exact when nothing fits (every layout was tried); otherwise a bound from above.

@@ -176,6 +176,20 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
 // What a schedule's plan needs of the budget: its peak, or its arena plus `beside_arena`.
 size_t schedule_need(const Plan& plan, size_t beside_arena);
 
+// The cost model's extra time of a schedule over the default's, in FLOP-equivalents.
+double schedule_cost(const std::vector<SchedNode>& nodes, const Schedule& s);
+
+// The re-choice pass choose_schedule ends with: every layer outside band groups, the costliest
+// first, re-picks the cheapest way (cost model) of running it - whole GEMM weights, GEMM blocks
+// of any count, or the default's Winograd tile by either way, its whole-weights way in blocks -
+// among those that keep the schedule's need within `budget_bytes`. The budget-driven search sizes
+// all blocks to one target and doubles them at most, so layers away from the peak are left with
+// more blocks than their room requires. Returns `start` (its vectors sized to `nodes`) when it
+// does not fit to begin with. Never raises the cost; every layer's outputs are unchanged (each way
+// gives the default schedule's bits for its algorithm).
+Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& start, size_t budget_bytes,
+                       size_t beside_arena = 0);
+
 // "blocks: 12 layers ...; groups: 0-36 in bands of 4 rows" for `mdfi plan`.
 std::string describe_schedule(const Schedule& s);
 

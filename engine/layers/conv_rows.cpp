@@ -69,51 +69,119 @@ void GatherIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
   uint32_t mask[kMaxEntries];
   // Stride 1 with the output as wide as the input ("same" padding): a tap's offsets run
   // consecutively across the panel (input row y of output row y - ky + pad), so its rows are
-  // plain loads of consecutive floats under the mask, which the compiler vectorises. Taps whose
-  // run would leave the channel's window (the first and last rows' padding) take the gather.
-  int run[64];  // per tap: the window offset of column 0 of the consecutive run, or -1
+  // plain loads of consecutive floats under the mask, which the compiler vectorises. Where the
+  // run leaves the channel's window (the first and last rows' padding, all masked) it writes
+  // zeros instead of reading.
+  int run[64];  // per tap: the window offset of column 0 of the consecutive run
+  int run_lo[64], run_hi[64];  // per tap: the columns [lo, hi) whose offsets lie in the window
   const bool consecutive = s_ == 1 && out_w_ == in_.w && kk <= 64;
+  // Stride 2: a panel's columns fall into a few runs along output rows, and within a run a tap
+  // reads every other float of one input row: per tap and run, its offset and the part inside
+  // the row, worked out once per panel; each channel's row is then a strided copy the compiler
+  // vectorises (shuffles), not a gather of single floats.
+  const bool strided = s_ == 2;
+  struct Seg {
+    int j0, len, oy, ox;
+  };
+  Seg segs[64];
+  struct TapSeg {
+    int32_t off;  // window offset that the run's column lo reads
+    int lo, hi;   // the run's columns [lo, hi) read inside the window; the rest is padding
+  };
+  TapSeg tap_segs[kMaxEntries];
+  int iy0[64], ix0[64];  // per column: the input row and column under tap (0, 0)
   const size_t channel = size_t(in_.cap) * in_.w;  // floats between channels of the window
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
+    // Output pixels stepped along the panel (one division per panel, not per column and tap).
+    {
+      const int col = n0 + p;
+      int oy = y0_ + col / out_w_, ox = col % out_w_;
+      for (int j = 0; j < nr; ++j) {
+        if (j < cols) {
+          iy0[j] = oy * s_ - p_;
+          ix0[j] = ox * s_ - p_;
+          if (++ox == out_w_) ox = 0, ++oy;
+        } else {
+          iy0[j] = -(1 << 24), ix0[j] = 0;  // padding columns: below the image for every tap
+        }
+      }
+    }
+    int n_segs = 0;
+    if (strided) {
+      const int col = n0 + p;
+      int oy = y0_ + col / out_w_, ox = col % out_w_;
+      for (int j = 0; j < cols;) {
+        const int len = std::min(cols - j, out_w_ - ox);
+        segs[n_segs++] = {j, len, oy, ox};
+        j += len;
+        ox = 0, ++oy;
+      }
+    }
     // Tap t = (ky, kx): column j reads window offset idx[t * nr + j], or is padding (mask 0;
     // it then reads the window's first element, whose bits the mask drops).
     for (int t = 0; t < kk; ++t) {
       const int ky = t / k_, kx = t % k_;
-      for (int j = 0; j < nr; ++j) {
-        int32_t at = 0;
-        uint32_t m = 0;
-        if (j < cols) {
-          const int col = n0 + p + j, oy = y0_ + col / out_w_, ox = col % out_w_;
-          const int iy = oy * s_ - p_ + ky, ix = ox * s_ - p_ + kx;
-          if (iy >= 0 && iy < in_.h && ix >= 0 && ix < in_.w) {
-            at = int32_t((iy - in_.lo) * in_.w + ix);
-            m = ~0u;
+      if (strided) {
+        for (int q = 0; q < n_segs; ++q) {
+          const Seg& g = segs[q];
+          TapSeg& ts = tap_segs[t * n_segs + q];
+          const int iy = g.oy * 2 - p_ + ky, ix = g.ox * 2 - p_ + kx;
+          if (unsigned(iy) >= unsigned(in_.h)) {
+            ts = {0, 0, 0};
+            continue;
           }
+          // Columns j with 0 <= ix + 2j < w.
+          const int lo = ix >= 0 ? 0 : std::min(g.len, (-ix + 1) / 2);
+          const int hi = ix >= in_.w ? 0 : std::min(g.len, (in_.w - 1 - ix) / 2 + 1);
+          ts = {int32_t((iy - in_.lo) * in_.w + ix + 2 * lo), lo, std::max(lo, hi)};
         }
-        idx[t * nr + j] = at;
-        mask[t * nr + j] = m;
+        continue;
+      }
+      for (int j = 0; j < nr; ++j) {
+        const int iy = iy0[j] + ky, ix = ix0[j] + kx;
+        const bool inside = unsigned(iy) < unsigned(in_.h) && unsigned(ix) < unsigned(in_.w);
+        idx[t * nr + j] = inside ? int32_t((iy - in_.lo) * in_.w + ix) : 0;
+        mask[t * nr + j] = inside ? ~0u : 0u;
       }
       if (consecutive) {
         const int64_t first = int64_t(y0_ - in_.lo + ky - p_) * in_.w + (n0 + p) + kx - p_;
-        run[t] = first >= 0 && first + nr <= int64_t(channel) ? int(first) : -1;
+        run[t] = int(first);
+        run_lo[t] = int(std::min<int64_t>(nr, std::max<int64_t>(0, -first)));
+        run_hi[t] = int(std::max<int64_t>(run_lo[t], std::min<int64_t>(nr, int64_t(channel) - first)));
       }
     }
     float* panel = dst + size_t(p) * kc;
     int t = k0 % kk, ch = k0 / kk;
     for (int r = 0; r < kc; ++r) {
       const float* base = in_.data + size_t(ch) * channel;
-      const uint32_t* mk = mask + t * nr;
       float* d = panel + size_t(r) * nr;
-      if (consecutive && run[t] >= 0) {
-        const float* src = base + run[t];
-        for (int j = 0; j < nr; ++j) {
+      if (strided) {
+        const TapSeg* ts = tap_segs + t * n_segs;
+        for (int q = 0; q < n_segs; ++q) {
+          float* o = d + segs[q].j0;
+          const int lo = ts[q].lo, hi = ts[q].hi, len = segs[q].len;
+          const float* src = base + ts[q].off;
+          for (int j = 0; j < lo; ++j) o[j] = 0.f;
+          for (int j = 0; j < hi - lo; ++j) o[lo + j] = src[2 * j];
+          for (int j = hi; j < len; ++j) o[j] = 0.f;
+        }
+        for (int j = cols; j < nr; ++j) d[j] = 0.f;
+      } else if (consecutive) {
+        // Columns outside [lo, hi) are masked (rows outside the window are padding).
+        const uint32_t* mk = mask + t * nr;
+        const int lo = run_lo[t], hi = run_hi[t];
+        const float* src = base + run[t] + lo;
+        for (int j = 0; j < lo; ++j) d[j] = 0.f;
+        for (int j = 0; j < hi - lo; ++j) {
           uint32_t v;
           std::memcpy(&v, src + j, sizeof v);
-          v &= mk[j];
-          std::memcpy(d + j, &v, sizeof v);
+          v &= mk[lo + j];
+          std::memcpy(d + lo + j, &v, sizeof v);
         }
+        for (int j = hi; j < nr; ++j) d[j] = 0.f;
       } else {
+        const uint32_t* mk = mask + t * nr;
         const int32_t* ix = idx + t * nr;
         for (int j = 0; j < nr; ++j) {
           uint32_t v;

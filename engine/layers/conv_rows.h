@@ -27,7 +27,10 @@ class WindowIm2colB : public kernels::BSource {
 // channel's rows are copied through them. On small maps (13x13, 26x26) a panel of 32 columns
 // spans three or four output rows, and copying each run with its own bounds and memcpy cost
 // several times the gather: a layer whose weights come in blocks packs its im2col once per
-// block. Padding is written as +0.0 (the bits masked), as the copy path writes 0.f.
+// block. Padding is written as +0.0 (the bits masked), as the copy path writes 0.f. Stride 2
+// copies each output row's run of a tap as every other float of its input row (a strided copy,
+// vectorised), its padding clipped once per panel. The per-panel tables step along the output
+// pixels (no division per column and tap: sgemm packs every panel again for each K block).
 class GatherIm2colB : public kernels::BSource {
  public:
   // The index tables live on the stack: ksize^2 * nr entries at most.

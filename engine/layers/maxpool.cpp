@@ -210,8 +210,7 @@ Status MaxPoolLayer::forward_rows(RowStep& step) const {
     return Status::Ok();
   }
   const bool pool2x2 = size == 2 && stride == 2;  // rows are only run on the optimised path
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int k = 0; k < out.c; ++k)
+  auto channel = [&](int k) {
     for (int i = y0; i < y1; ++i) {
       float* dst = out.row(k, i);
       const int ys = off + i * stride;
@@ -240,6 +239,15 @@ Status MaxPoolLayer::forward_rows(RowStep& step) const {
         dst[j] = best;
       }
     }
+  };
+  // At one thread no OpenMP region: a band step of a few rows (yolov3-tiny's 2x2 pools in
+  // one-row bands) costs about what the region's fork and join do.
+  if (threads == 1) {
+    for (int k = 0; k < out.c; ++k) channel(k);
+    return Status::Ok();
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < out.c; ++k) channel(k);
   return Status::Ok();
 }
 }  // namespace mdfi

@@ -397,6 +397,66 @@ TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whol
   }
 }
 
+TEST_CASE("schedule: the re-choice pass picks cheaper ways outside groups that still fit, bit-identical", "[plan][winograd]") {
+  // Layers 1, 3 and 4 have the default's Winograd tile; 0 and 5 are GEMM only (winograd_test_cfg).
+  auto net = network_from_text(winograd_test_cfg(), "sched_rechoose.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_rechoose.weights";
+  REQUIRE(generate_weights(*net, wpath, 17).ok());
+  const size_t input = net->input_shape().bytes();
+  int improved = 0, to_winograd = 0;
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
+    choose_conv_algorithms(*net, ConvChoice{mode, 0, true});
+    const std::vector<int> tiles = winograd_tiles(*net);
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    const Plan base = make_plan(*net);
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+    // The costliest start: every blockable layer by GEMM in blocks of one panel, a group of the
+    // first two layers in bands of one row (which the pass leaves alone).
+    Schedule start;
+    start.block.assign(nodes.size(), 0);
+    start.algo.assign(nodes.size(), SchedAlgo::kGemm);
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].block_units) start.block[i] = nodes[i].block_multiple;
+    REQUIRE(valid_group(nodes, 0, 1));
+    start.groups.push_back({0, 1, 1, false, {}});
+    const size_t least = plan_schedule(input, nodes, start).peak_bytes;
+    for (size_t budget : {least, (least + base.peak_bytes) / 2, base.peak_bytes, size_t(1) << 30}) {
+      INFO((mode == WinogradMode::kF2 ? "F(2x2)" : "F(4x4)") << ", budget " << budget << " (start " << least << ")");
+      const Schedule s = rechoose_ways(input, nodes, start, budget);
+      const Plan plan = plan_schedule(input, nodes, s);
+      CHECK(plan.peak_bytes <= budget);
+      CHECK(schedule_cost(nodes, s) <= schedule_cost(nodes, start));
+      REQUIRE(s.groups.size() == 1);
+      CHECK((s.groups[0].first == 0 && s.groups[0].last == 1 && s.groups[0].band_rows == 1));
+      for (int l = 0; l <= 1; ++l) CHECK((s.block[size_t(l)] == start.block[size_t(l)] && s.algo_of(l) == SchedAlgo::kGemm));
+      improved += schedule_cost(nodes, s) < schedule_cost(nodes, start);
+      if (budget >= base.peak_bytes) {
+        // Room for every layer's cheapest way: whole GEMM weights, the default's Winograd.
+        for (size_t i = 2; i < nodes.size(); ++i) {
+          INFO("layer " << i);
+          if (!nodes[i].block_units) continue;
+          if (nodes[i].wino_tile) CHECK(s.algo_of(int(i)) != SchedAlgo::kGemm);
+          else CHECK(s.block[i] == 0);
+          to_winograd += nodes[i].wino_tile && s.algo_of(int(i)) != SchedAlgo::kGemm;
+        }
+      }
+      // Run: every layer as layer-at-a-time computes it with the same per-layer algorithms.
+      apply_schedule_algorithms(*net, nodes, s);
+      const RunResult same = run_with(*net, make_plan(*net), wpath, nullptr, 9, 1);
+      const RunResult r = run_with(*net, plan, wpath, &s, 9, 1);
+      choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+      CHECK(r.peak <= plan.peak_bytes);
+      for (size_t i = 1; i < net->layers.size(); ++i) {
+        INFO("layer " << i);
+        CHECK(same_bits(r.outputs[i], same.outputs[i]));
+      }
+    }
+  }
+  CHECK(improved >= 4);
+  CHECK(to_winograd > 0);
+}
+
 TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
           "[plan][winograd]") {
   // Layers 1, 3 (no padding: 13x10 -> 11x8) and 4 are Winograd candidates (winograd_test_cfg).
