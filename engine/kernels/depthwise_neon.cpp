@@ -285,7 +285,11 @@ template <int K, int S>
 void plane_act(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out, int oy0, int oy1,
                int out_w, float bias, Activation act, int row_len, float* buf) {
   Finisher fin;
+#if defined(__aarch64__)
+  fin.bias = vdupq_n_f32(bias + 0.f);  // the sums start from it: a -0 bias as +0, as the reference
+#else
   fin.bias = vdupq_n_f32(bias);
+#endif
   if (act == Activation::kRelu) {
     plane<K, S, Fin::kRelu>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, fin, row_len, buf);
 #if defined(__aarch64__)

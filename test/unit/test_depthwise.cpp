@@ -143,3 +143,30 @@ TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane b
   }
   CHECK(checked > 0);
 }
+
+// Outputs below the fast leaky's range (aarch64 leaky_fast.h: |x| < 2^-119, or -0) make the NEON
+// kernel redo the plane the exact way: zero weights leave each output its channel's bias, tiny
+// negative in some channels, ordinary in others, so both the redo and the planes around it are
+// checked against the reference.
+TEST_CASE("depthwise leaky: outputs below the fast leaky's range give activate()'s bits", "[layers]") {
+  int checked = 0;
+  for (const char* variant : {"avx512", "avx2", "neon", "scalar"}) {
+    if (!depthwise_variant_available(variant)) continue;
+    for (int s : {1, 2})
+      for (int w : {3, 9, 20}) {
+        const int c = 6, h = 7, k = 3, p = 1;
+        const int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+        const std::vector<float> in = random_floats(size_t(c) * h * w, uint32_t(w + s)), wt(size_t(c) * k * k, 0.f);
+        const std::vector<float> bias = {-1e-38f, 0.25f, -1.4e-36f, -0.f, -1e-45f, -2.f};
+        std::vector<float> out(size_t(c) * oh * ow);
+        depthwise_conv(in.data(), c, h, w, wt.data(), k, s, p, out.data(), oh, ow, bias.data(), Activation::kLeaky, 1,
+                       variant);
+        const std::vector<float> want =
+            direct(in, c, h, w, wt, k, s, p, oh, ow, bias, Activation::kLeaky, depthwise_kernel_fused(k, s, variant));
+        INFO(variant << " s=" << s << " w=" << w);
+        REQUIRE(std::memcmp(out.data(), want.data(), want.size() * sizeof(float)) == 0);
+        ++checked;
+      }
+  }
+  CHECK(checked > 0);
+}

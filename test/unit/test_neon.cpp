@@ -86,6 +86,17 @@ TEST_CASE("NEON micro-kernel tile: each value the k products accumulated in orde
       volatile float sum = want[size_t(i) * nr + j] + bias[i];
       return activate(float(sum), Activation::kLeaky);
     });
+    // Sums below leaky_fast.h's range (|x| < 2^-119, -0): zero A makes every sum +0 + its row's
+    // bias, and the aarch64 epilogue must notice and redo the tile the exact way.
+    {
+      const std::vector<float> zero(size_t(kc) * kMR, 0.f);
+      const float tiny[kMR] = {-1e-38f, 0.5f, -0.f, -1.4e-36f, -1.6e-36f, -1e-45f, -3.f, 1e-40f};
+      k->finish(kc, zero.data(), b.data(), c.data(), ldc, 1, tiny, TileAct::kLeaky);
+      check("finish, tiny sums", [&](int i, int) {
+        volatile float sum = 0.f + tiny[i];
+        return activate(float(sum), Activation::kLeaky);
+      });
+    }
 #if defined(__aarch64__)
     // The narrow form (Winograd's last panel): the real columns as `first`, nothing past the
     // tile's nr columns touched.
