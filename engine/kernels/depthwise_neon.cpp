@@ -311,8 +311,8 @@ bool depthwise_rows_neon(const DepthwiseRows& g, int c0, int c1) {
   const int ksize = g.ksize, stride = g.stride, pad = g.pad, out_w = g.out_w;
   if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0) return false;
   if (g.oy1 <= g.oy0) return true;
-  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the loads of
-  // row1x8/row2x8 past the last output), and a strip holds at least one output row's inputs.
+  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (a block's loads
+  // past its last output), and a strip holds at least one output row's inputs.
   const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + g.w);
   if (row_len * ksize > kBuf) return false;
   float buf[kBuf];
@@ -326,7 +326,7 @@ bool depthwise_rows_neon(const DepthwiseRows& g, int c0, int c1) {
     else if (ksize == 3) plane_act<3, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
     else if (stride == 1) plane_act<5, 1>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
     else plane_act<5, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
-    // Activations finish() does not apply run over the stored rows.
+    // Activations the kernel does not apply run over the stored rows.
     if (!fused(g.act)) activate_array(out, size_t(oy1 - oy0) * out_w, g.act);
   }
   return true;

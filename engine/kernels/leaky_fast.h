@@ -11,8 +11,9 @@
 // values come out as x whatever t is). The exceptions are told apart by the bits as a signed
 // integer: a negative float of exponent field < 8 is below kTinyBits (-0 too, which is only a
 // false alarm), so the running signed minimum of the inputs (SMIN, one more instruction) says
-// whether a block must be redone the exact way. Finite activations that small do not occur in
-// practice, so the fast form costs 4 instructions per four values and the exact one never runs.
+// whether a block must be redone the exact way. Activations that small are rare (an exact -0
+// also trips it), so the fast form costs 4 instructions per four values and the exact one
+// seldom runs.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace mdfi::kernels::leaky_fast {
 
 inline constexpr float kHi = 0x1.999998p-4f;        // 0x3DCCCCCC, the float just below .1f
 inline constexpr float kLo = float(.1 - double(kHi));  // 5.96e-9
-inline constexpr int32_t kTinyBits = INT32_MIN + 0x04000000;  // bits of -2^-119 as int32, less one step
+inline constexpr int32_t kTinyBits = INT32_MIN + 0x04000000;  // -2^-119's bits as int32 (0x84000000)
 
 // Whether a block whose inputs' smallest bits (as int32) is `min_bits` was exact.
 inline bool exact(int32_t min_bits) { return min_bits >= kTinyBits; }
