@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/leaky_fast.h"
 #include "kernels/logistic.h"
 
 #if defined(__aarch64__)
@@ -117,15 +118,26 @@ void activate_array(float* x, size_t n, Activation a) {
     case Activation::kLeaky: {
       size_t i = 0;
 #if defined(__aarch64__)
-      // Darknet's .1 * x is a double product rounded to float; aarch64 NEON has double lanes,
-      // so two widened halves reproduce it exactly (32-bit ARM NEON has none: scalar there).
-      const float64x2_t tenth = vdupq_n_f64(.1);
-      for (; i + 4 <= n; i += 4) {
-        const float32x4_t v = vld1q_f32(x + i);
-        const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
-        const float32x4_t scaled = vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth));
-        vst1q_f32(x + i, vbslq_f32(vcgtq_f32(v, vdupq_n_f32(0.f)), v, scaled));
+      // Darknet's .1 * x is a double product rounded to float: kernels/leaky_fast.h gives its
+      // bits with float FMUL + FMLA + FMAX, sixteen values at a time; a block holding a value
+      // outside its range is done on double lanes instead (32-bit ARM NEON has none: scalar there).
+      const kernels::leaky_fast::Consts k;
+      for (; i + 16 <= n; i += 16) {
+        const float32x4_t v0 = vld1q_f32(x + i), v1 = vld1q_f32(x + i + 4), v2 = vld1q_f32(x + i + 8),
+                          v3 = vld1q_f32(x + i + 12);
+        int32x4_t mn = kernels::leaky_fast::min_start();
+        const float32x4_t r0 = kernels::leaky_fast::apply(v0, k, mn), r1 = kernels::leaky_fast::apply(v1, k, mn),
+                          r2 = kernels::leaky_fast::apply(v2, k, mn), r3 = kernels::leaky_fast::apply(v3, k, mn);
+        if (kernels::leaky_fast::exact(mn)) {
+          vst1q_f32(x + i, r0), vst1q_f32(x + i + 4, r1), vst1q_f32(x + i + 8, r2), vst1q_f32(x + i + 12, r3);
+        } else {
+          vst1q_f32(x + i, kernels::leaky_fast::apply_exact(v0));
+          vst1q_f32(x + i + 4, kernels::leaky_fast::apply_exact(v1));
+          vst1q_f32(x + i + 8, kernels::leaky_fast::apply_exact(v2));
+          vst1q_f32(x + i + 12, kernels::leaky_fast::apply_exact(v3));
+        }
       }
+      for (; i + 4 <= n; i += 4) vst1q_f32(x + i, kernels::leaky_fast::apply_exact(vld1q_f32(x + i)));
 #endif
 #if defined(__arm__) && !defined(__aarch64__)
       // 32-bit ARM has no double vectors: the product stays scalar, so take it only where the

@@ -26,7 +26,10 @@ class RowResizer {
  public:
   RowResizer() = default;
   // src: the decoded image's size; rows arrive top to bottom as interleaved 8-bit RGB.
-  static Result<RowResizer> make(int src_w, int src_h, const ResizeTarget& target, MemoryTracker& mem);
+  // `variant` "scalar" keeps the horizontal pass off the aarch64 NEON loop (for the test that
+  // compares the two); null picks NEON where it exists. Both give the same bits.
+  static Result<RowResizer> make(int src_w, int src_h, const ResizeTarget& target, MemoryTracker& mem,
+                                 const char* variant = nullptr);
   // The bytes make() asks for (the two resized rows, the column table): for the plan.
   static size_t working_bytes(int dst_w);
 
@@ -43,6 +46,7 @@ class RowResizer {
   int rows_in_ = 0;  // source rows pushed so far
   int next_out_ = 0;
   float w_scale_ = 0, h_scale_ = 0;
+  bool vector_ = true;  // the aarch64 NEON horizontal pass
   Buffer rows_;     // two slots of 3 * dst_w floats, slot = source row % 2
   Buffer columns_;  // per output column: the left source column (as float bits) and its weight
 };

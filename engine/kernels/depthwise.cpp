@@ -1,6 +1,7 @@
 #include "depthwise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #endif
 
 #include "cpu_features.h"
+#include "leaky_fast.h"
 
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
@@ -52,27 +54,33 @@ struct V4 {
   static void store(float* p, T v) { vst1q_f32(p, v); }
   static T add(T a, T b) { return vaddq_f32(a, b); }
   static T mul(T a, T b) { return vmulq_f32(a, b); }
+#if defined(__aarch64__)
+  // aarch64 sums fused from the bias (depthwise_body.inc, DW_FMA), as depthwise_neon.cpp does.
+  static T fma(T acc, T w, T x) { return vfmaq_f32(acc, w, x); }
+  static T activate(T v, Activation act) {
+    if (act == Activation::kRelu) return relu(v);
+    if (act == Activation::kLeaky) return leaky_fast::apply_exact(v);  // rows too wide: rare
+    return v;
+  }
+#else
   static T finish(T v, float bias, Activation act) {
     v = vaddq_f32(v, vdupq_n_f32(bias));
-    const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
-    if (act == Activation::kRelu)
-      return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
-#if defined(__aarch64__)
-    if (act == Activation::kLeaky) {  // Darknet's double product, on aarch64's double lanes
-      const float64x2_t tenth = vdupq_n_f64(.1);
-      const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
-      return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
-    }
+    return act == Activation::kRelu ? relu(v) : v;
+  }
 #endif
-    return v;
+  static T relu(T v) {
+    const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+    return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
   }
 };
 
 // 32-bit NEON has no double lanes: leaky is left to activate_array's scalar loop there.
 #if defined(__aarch64__)
 #define DW_LEAKY 1
+#define DW_FMA 1
 #else
 #define DW_LEAKY 0
+#define DW_FMA 0
 #endif
 #define DW_VECS(F) F(V4)
 #define DW_EDGE V4
@@ -80,6 +88,7 @@ struct V4 {
 #undef DW_VECS
 #undef DW_EDGE
 #undef DW_LEAKY
+#undef DW_FMA
 
 }  // namespace dw_neon
 
@@ -143,6 +152,15 @@ bool depthwise_variant_available(const char* variant) {
 DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant) {
   const DepthwiseRowsFn vec = (ksize == 3 || ksize == 5) && (stride == 1 || stride == 2) ? vector_kernel(variant) : nullptr;
   return vec ? vec : &dw_rows_scalar;
+}
+
+bool depthwise_kernel_fused(int ksize, int stride, const char* variant) {
+#if defined(__aarch64__)
+  return depthwise_rows_kernel(ksize, stride, variant) == &dw_rows_neon;
+#else
+  (void)ksize, (void)stride, (void)variant;
+  return false;
+#endif
 }
 
 void depthwise_conv(const float* in, int channels, int h, int w, const float* weights, int ksize, int stride, int pad,

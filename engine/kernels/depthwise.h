@@ -1,6 +1,7 @@
 // Direct depthwise convolution (groups == channels == filters), as Yolo-Fastest and MobileNet
 // use it: im2col + GEMM would do one tiny dot product per output, so a direct loop is faster.
-// Per output, taps are summed in (ky, kx) order like the reference GEMM path. 3x3 and 5x5
+// Per output, taps are summed in (ky, kx) order like the reference GEMM path (on aarch64 with
+// fused multiply-adds: depthwise_kernel_fused). 3x3 and 5x5
 // kernels of stride 1 and 2 have vector versions (AVX2, AVX-512, NEON) that keep each output in a register
 // through its nine taps, the bias and the activation (linear, leaky, relu), and store it once.
 #pragma once
@@ -43,6 +44,10 @@ using DepthwiseRowsFn = void (*)(const DepthwiseRows& r, int c0, int c1);
 // The kernel depthwise_conv runs for this shape and variant (as above): a vector one for 3x3
 // and 5x5 of stride 1 or 2, else the plain loop.
 DepthwiseRowsFn depthwise_rows_kernel(int ksize, int stride, const char* variant = nullptr);
+// Whether that kernel sums each output from the bias with one fused multiply-add per tap, then
+// the activation (aarch64 NEON, depthwise_neon.cpp), rather than Darknet's way (from +0,
+// products and sums rounded separately, then + bias).
+bool depthwise_kernel_fused(int ksize, int stride, const char* variant = nullptr);
 // All `channels` of `g` by `rows`, `threads` splitting them into contiguous ranges.
 void depthwise_channels(DepthwiseRowsFn rows, const DepthwiseRows& g, int channels, int threads);
 

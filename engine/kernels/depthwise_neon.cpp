@@ -5,13 +5,19 @@
 // instead of one unaligned load per tap. On Yolo-Fastest's 10x10 and 20x20 planes the scalar
 // border columns of the previous kernel cost more than the vector interior.
 //
-// Arithmetic as the reference (test_depthwise.cpp checks bit for bit): per output, from +0, taps
-// in (ky, kx) order, each product rounded before its sum (zero taps of the padding add +-0,
-// which leaves such a sum unchanged), then + bias, then the activation. ARMv7 does a tap in one
-// VMLA by scalar (it rounds the product, then the sum); aarch64 needs FMUL then FADD, since its
-// only multiply-accumulate, FMLA, is fused (one rounding). FMLA would halve the taps'
-// instructions, but the reference test, the scalar loop (other kernel sizes, rows too wide for
-// the buffers) and the x86 kernels round separately, and mdfi's outputs agree across them.
+// Arithmetic. ARMv7: as the reference (test_depthwise.cpp checks bit for bit): per output, from
+// +0, taps in (ky, kx) order, each product rounded before its sum (one VMLA by scalar rounds as
+// VMUL + VADD), then + bias, then the activation. aarch64: from the bias, taps in (ky, kx) order,
+// each one FMLA by element (fused: one rounding per tap, half the instructions of FMUL + FADD),
+// then the activation; leaky by leaky_fast.h. That is not Darknet's rounding, but within the
+// parity limits (per layer 1e-4 against Darknet: Yolo-Fastest-1.1, -XL and MobileNetV2-YOLOv3-
+// Nano measured 5e-6 to 7e-6 at most), and every aarch64 depthwise kernel sums so (the wide-row
+// fallback in depthwise.cpp too), so whole planes and band rows still agree bit for bit; the
+// test checks a fused reference. Zero taps of the padding add +-0, which leaves any sum but -0
+// unchanged (a fused sum is -0 only after underflowing below 2^-149).
+//
+// Per block, two output rows are computed together (kRows): the input rows they share are loaded
+// and shifted once.
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
 
@@ -22,22 +28,27 @@
 
 #include "../activation.h"
 #include "depthwise.h"
+#include "leaky_fast.h"
 
 namespace mdfi::kernels {
 namespace {
+
+// Everything below inlines into plane(): the sums of a block then stay in registers (a called
+// Block kept them, and the filter, in memory between input rows).
+#define MDFI_INLINE inline __attribute__((always_inline))
 
 // Tap kx of four outputs from the vectors of one padded row, all in registers (GCC keeps plain
 // vectors there; NEON structs such as float32x4x2_t held across calls went through the stack).
 // Stride 1: a = r[x..x+3], b = r[x+4..x+7]; tap kx = r[x + kx + i].
 template <int kx>
-inline float32x4_t tap1(float32x4_t a, float32x4_t b) {
+MDFI_INLINE float32x4_t tap1(float32x4_t a, float32x4_t b) {
   if constexpr (kx == 0) return a;
   else if constexpr (kx == 4) return b;
   else return vextq_f32(a, b, kx);
 }
 // Stride 2: e0/o0 = even/odd lanes of r[2x..2x+7], e1/o1 of r[2x+8..2x+15]; tap kx = r[2x + kx + 2i].
 template <int kx>
-inline float32x4_t tap2(float32x4_t e0, float32x4_t o0, float32x4_t e1, float32x4_t o1) {
+MDFI_INLINE float32x4_t tap2(float32x4_t e0, float32x4_t o0, float32x4_t e1, float32x4_t o1) {
   if constexpr (kx == 0) return e0;
   else if constexpr (kx == 1) return o0;
   else if constexpr (kx == 2) return vextq_f32(e0, e1, 1);
@@ -45,13 +56,13 @@ inline float32x4_t tap2(float32x4_t e0, float32x4_t o0, float32x4_t e1, float32x
   else return vextq_f32(e0, e1, 2);
 }
 
-// acc + v * lane `l` of w, the product rounded before the sum. aarch64: FMUL by element, then
-// FADD. ARMv7: one VMLA by scalar, which rounds as VMUL + VADD (ARMv7 NEON has no fused
-// by-scalar form): the same bits in half the instructions.
+// acc + v * lane `l` of w. aarch64: FMLA by element, fused (one rounding per tap). ARMv7: one
+// VMLA by scalar, which rounds the product, then the sum (ARMv7 NEON has no fused by-scalar
+// form), as the reference does.
 template <int l>
-inline float32x4_t mla_lane(float32x4_t acc, float32x4_t v, float32x4_t w) {
+MDFI_INLINE float32x4_t mla_lane(float32x4_t acc, float32x4_t v, float32x4_t w) {
 #if defined(__aarch64__)
-  return vaddq_f32(acc, vmulq_laneq_f32(v, w, l));
+  return vfmaq_laneq_f32(acc, v, w, l);
 #else
   if constexpr (l < 2) return vmlaq_lane_f32(acc, v, vget_low_f32(w), l);
   else return vmlaq_lane_f32(acc, v, vget_high_f32(w), l - 2);
@@ -69,76 +80,85 @@ struct Filter {
     for (int q = 0; q < kVecs; ++q) v[q] = vld1q_f32(pad + 4 * q);
   }
   template <int ky, int kx>
-  float32x4_t mla(float32x4_t acc, float32x4_t x) const {
+  MDFI_INLINE float32x4_t mla(float32x4_t acc, float32x4_t x) const {
     return mla_lane<(ky * K + kx) % 4>(acc, x, v[(ky * K + kx) / 4]);
   }
 };
 
-// acc + the products of row ky's taps in kx order, for four outputs at x of padded row r.
-template <int K, int ky, int... kx>
-inline float32x4_t row1(float32x4_t acc, const float* r, int x, const Filter<K>& f, std::integer_sequence<int, kx...>) {
-  const float32x4_t a = vld1q_f32(r + x), b = vld1q_f32(r + x + 4);
-  ((acc = f.template mla<ky, kx>(acc, tap1<kx>(a, b))), ...);
-  return acc;
-}
-template <int K, int ky, int... kx>
-inline float32x4_t row2(float32x4_t acc, const float* r, int x, const Filter<K>& f, std::integer_sequence<int, kx...>) {
-  const float32x4x2_t l0 = vld2q_f32(r + 2 * x), l1 = vld2q_f32(r + 2 * x + 8);
-  const float32x4_t e0 = l0.val[0], o0 = l0.val[1], e1 = l1.val[0], o1 = l1.val[1];
-  ((acc = f.template mla<ky, kx>(acc, tap2<kx>(e0, o0, e1, o1))), ...);
-  return acc;
-}
-// Eight outputs at x: the middle vectors are loaded once for both halves.
-template <int K, int ky, int... kx>
-inline void row1x8(float32x4_t& a0, float32x4_t& a1, const float* r, int x, const Filter<K>& f,
-                   std::integer_sequence<int, kx...>) {
-  const float32x4_t a = vld1q_f32(r + x), b = vld1q_f32(r + x + 4), c = vld1q_f32(r + x + 8);
-  ((a0 = f.template mla<ky, kx>(a0, tap1<kx>(a, b))), ...);
-  ((a1 = f.template mla<ky, kx>(a1, tap1<kx>(b, c))), ...);
-}
-template <int K, int ky, int... kx>
-inline void row2x8(float32x4_t& a0, float32x4_t& a1, const float* r, int x, const Filter<K>& f,
-                   std::integer_sequence<int, kx...>) {
-  const float32x4x2_t l0 = vld2q_f32(r + 2 * x), l1 = vld2q_f32(r + 2 * x + 8), l2 = vld2q_f32(r + 2 * x + 16);
-  const float32x4_t e0 = l0.val[0], o0 = l0.val[1], e1 = l1.val[0], o1 = l1.val[1], e2 = l2.val[0], o2 = l2.val[1];
-  ((a0 = f.template mla<ky, kx>(a0, tap2<kx>(e0, o0, e1, o1))), ...);
-  ((a1 = f.template mla<ky, kx>(a1, tap2<kx>(e1, o1, e2, o2))), ...);
-}
+// A block: R output rows of N vectors (4N outputs each) at column x. The input rows they read are
+// visited once each, top to bottom; each row's vectors and shifted taps serve every output row
+// that reads it (stride 1, R = 2: four input rows for two output rows instead of six), and each
+// output still takes its taps in (ky, kx) order. acc[rr][n] starts as the bias (aarch64) or +0.
+template <int K, int S, int R, int N>
+struct Block {
+  float32x4_t acc[R][N];
 
-// Rows ky of the window start at r + ky * ld.
-template <int K, int S, int... ky>
-inline float32x4_t taps4(const float* r, size_t ld, int x, const Filter<K>& f, std::integer_sequence<int, ky...>) {
-  float32x4_t acc = vdupq_n_f32(0.f);
-  if constexpr (S == 1) ((acc = row1<K, ky>(acc, r + ky * ld, x, f, std::make_integer_sequence<int, K>{})), ...);
-  else ((acc = row2<K, ky>(acc, r + ky * ld, x, f, std::make_integer_sequence<int, K>{})), ...);
-  return acc;
-}
-template <int K, int S, int... ky>
-inline void taps8(const float* r, size_t ld, int x, const Filter<K>& f, float32x4_t& a0, float32x4_t& a1,
-                  std::integer_sequence<int, ky...>) {
-  a0 = a1 = vdupq_n_f32(0.f);
-  if constexpr (S == 1) (row1x8<K, ky>(a0, a1, r + ky * ld, x, f, std::make_integer_sequence<int, K>{}), ...);
-  else (row2x8<K, ky>(a0, a1, r + ky * ld, x, f, std::make_integer_sequence<int, K>{}), ...);
-}
-
-// + bias, then the fused activation A (linear, relu, or leaky on aarch64).
-template <Activation A>
-inline float32x4_t finish(float32x4_t v, float32x4_t bias) {
-  v = vaddq_f32(v, bias);
-  if constexpr (A == Activation::kRelu) {
-    const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
-    return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+  // Taps (ky, 0..K-1) of output row rr's vector n, from the loaded vectors of its input row.
+  template <int ky, int rr, int n, int... kx>
+  MDFI_INLINE void taps_n(const float32x4_t* e, const float32x4_t* o, const Filter<K>& f, std::integer_sequence<int, kx...>) {
+    if constexpr (S == 1) ((acc[rr][n] = f.template mla<ky, kx>(acc[rr][n], tap1<kx>(e[n], e[n + 1]))), ...);
+    else ((acc[rr][n] = f.template mla<ky, kx>(acc[rr][n], tap2<kx>(e[n], o[n], e[n + 1], o[n + 1]))), ...);
   }
+  template <int ky, int rr, int... n>
+  MDFI_INLINE void taps(const float32x4_t* e, const float32x4_t* o, const Filter<K>& f, std::integer_sequence<int, n...>) {
+    if constexpr (ky >= 0 && ky < K) (taps_n<ky, rr, n>(e, o, f, std::make_integer_sequence<int, K>{}), ...);
+  }
+  // Input row j of the block (at r): loaded once, then its taps for every output row reading it.
+  template <int j, int... rr, int... n>
+  MDFI_INLINE void in_row(const float* r, int x, const Filter<K>& f, std::integer_sequence<int, rr...>,
+              std::integer_sequence<int, n...>) {
+    float32x4_t e[N + 1], o[N + 1];
+    if constexpr (S == 1) {
+      ((e[n] = vld1q_f32(r + x + 4 * n)), ...);
+      e[N] = vld1q_f32(r + x + 4 * N);
+      o[0] = e[0];  // unused
+    } else {
+      float32x4x2_t l;
+      ((l = vld2q_f32(r + 2 * x + 8 * n), e[n] = l.val[0], o[n] = l.val[1]), ...);
+      l = vld2q_f32(r + 2 * x + 8 * N), e[N] = l.val[0], o[N] = l.val[1];
+    }
+    (taps<j - rr * S, rr>(e, o, f, std::make_integer_sequence<int, N>{}), ...);
+  }
+  template <int... j>
+  MDFI_INLINE void run(const float* r, size_t ld, int x, const Filter<K>& f, float32x4_t init, std::integer_sequence<int, j...>) {
+#pragma GCC unroll 4
+    for (int rr = 0; rr < R; ++rr)
+#pragma GCC unroll 2
+      for (int n = 0; n < N; ++n) acc[rr][n] = init;
+    (in_row<j>(r + j * ld, x, f, std::make_integer_sequence<int, R>{}, std::make_integer_sequence<int, N>{}), ...);
+  }
+  // All taps of the block whose top input row is at r (rows ld floats apart).
+  MDFI_INLINE void compute(const float* r, size_t ld, int x, const Filter<K>& f, float32x4_t init) {
+    run(r, ld, x, f, init, std::make_integer_sequence<int, (R - 1) * S + K>{});
+  }
+};
+
+// How a finished sum becomes an output: linear, relu, leaky (aarch64: leaky_fast.h, its range
+// test gathered per plane) or leaky the exact way (the plane is redone so when the test fails).
+enum class Fin { kLinear, kRelu, kLeaky, kLeakyExact };
+
+struct Finisher {
+  float32x4_t bias;  // added here on ARMv7; on aarch64 the sums start from it
 #if defined(__aarch64__)
-  if constexpr (A == Activation::kLeaky) {  // Darknet's double product, on aarch64's double lanes
-    const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
-    const float64x2_t tenth = vdupq_n_f64(.1);
-    const float32x2_t lo = vcvt_f32_f64(vmulq_f64(vcvt_f64_f32(vget_low_f32(v)), tenth));
-    return vbslq_f32(positive, v, vcvt_high_f32_f64(lo, vmulq_f64(vcvt_high_f64_f32(v), tenth)));
-  }
+  leaky_fast::Consts leaky;
+  int32x4_t min = leaky_fast::min_start();
 #endif
-  return v;
-}
+  template <Fin F>
+  MDFI_INLINE float32x4_t apply(float32x4_t v) {
+#if !defined(__aarch64__)
+    v = vaddq_f32(v, bias);
+#endif
+    if constexpr (F == Fin::kRelu) {
+      const uint32x4_t positive = vcgtq_f32(v, vdupq_n_f32(0.f));
+      return vmulq_f32(v, vreinterpretq_f32_u32(vandq_u32(positive, vreinterpretq_u32_f32(vdupq_n_f32(1.f)))));
+    }
+#if defined(__aarch64__)
+    if constexpr (F == Fin::kLeaky) return leaky_fast::apply(v, leaky, min);
+    if constexpr (F == Fin::kLeakyExact) return leaky_fast::apply_exact(v);
+#endif
+    return v;
+  }
+};
 
 // dst[0..n) = src[0..n), eight floats a step, the last vector overlapping the one before.
 inline void copy_row(float* dst, const float* src, int n) {
@@ -175,72 +195,115 @@ inline void fill_rows(float* buf, size_t ld, int rows, const float* in, int in_l
 }
 
 // Output rows [oy0, oy1) in strips: a strip's input rows are copied padded, then every output
-// row runs the same vector code over them.
-template <int K, int S, Activation A>
-__attribute__((noinline)) void plane(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out,
-                                     int oy0, int oy1, int out_w, float bias, int row_len, float* buf) {
-  using Rows = std::make_integer_sequence<int, K>;
-  const float32x4_t bv = vdupq_n_f32(bias);
-  const Filter<K> f(wk);
-  const size_t ld = size_t(row_len);
-  const int strip = std::max(1, ((kBuf / row_len) - K) / S + 1);  // output rows whose inputs fit
-  for (int sy = oy0; sy < oy1; sy += strip) {
-    const int n = std::min(strip, oy1 - sy);
-    fill_rows(buf, ld, (n - 1) * S + K, in, in_lo, h, w, pad, sy * S - pad);
-    for (int i = 0; i < n; ++i) {
-      const float* r = buf + size_t(i) * S * ld;
-      float* orow = out + size_t(sy - oy0 + i) * out_w;
-      int x = 0;
-      for (; x + 8 <= out_w; x += 8) {
-        float32x4_t a0, a1;
-        taps8<K, S>(r, ld, x, f, a0, a1, Rows{});
-        vst1q_f32(orow + x, finish<A>(a0, bv));
-        vst1q_f32(orow + x + 4, finish<A>(a1, bv));
-      }
-      // The last four outputs overlap the ones before rather than leaving a scalar tail; a row
-      // narrower than four goes through a small buffer (the padded rows cover those reads).
-      if (x < out_w) {
-        if (x + 4 <= out_w) {
-          vst1q_f32(orow + x, finish<A>(taps4<K, S>(r, ld, x, f, Rows{}), bv));
-          x += 4;
-        }
-        if (x < out_w) {
-          x = out_w >= 4 ? out_w - 4 : 0;
-          const float32x4_t v = finish<A>(taps4<K, S>(r, ld, x, f, Rows{}), bv);
-          if (out_w >= 4) {
-            vst1q_f32(orow + x, v);
-          } else {
-            float tmp[4];
-            vst1q_f32(tmp, v);
-            for (int j = 0; j < out_w; ++j) orow[j] = tmp[j];
-          }
-        }
+// row runs the same vector code over them, R rows at a time (kRows; the last one alone).
+#if defined(__aarch64__)
+constexpr int kRows = 2;
+#else
+constexpr int kRows = 1;  // 16 q registers: two rows' sums and a 5x5 filter would spill
+#endif
+
+// One output row or R of them (r: the top input row of the block; orow: the first output row).
+// Finishes and stores the N vectors of each of the R rows of a block at x (rows out_w apart).
+template <Fin F, int R, int N, int... rr>
+MDFI_INLINE void store_block(float* orow, int out_w, int x, float32x4_t (&acc)[R][N], Finisher& fin,
+                             std::integer_sequence<int, rr...>) {
+  if constexpr (N == 2)
+    ((vst1q_f32(orow + size_t(rr) * out_w + x, fin.apply<F>(acc[rr][0])),
+      vst1q_f32(orow + size_t(rr) * out_w + x + 4, fin.apply<F>(acc[rr][1]))), ...);
+  else ((vst1q_f32(orow + size_t(rr) * out_w + x, fin.apply<F>(acc[rr][0]))), ...);
+}
+
+// One output row or R of them (r: the top input row of the block; orow: the first output row).
+template <int K, int S, int R, Fin F>
+MDFI_INLINE void rows_out(const float* r, size_t ld, float* orow, int out_w, const Filter<K>& f, Finisher& fin) {
+  using Rs = std::make_integer_sequence<int, R>;
+#if defined(__aarch64__)
+  const float32x4_t init = fin.bias;
+#else
+  const float32x4_t init = vdupq_n_f32(0.f);
+#endif
+  int x = 0;
+  for (; x + 8 <= out_w; x += 8) {
+    Block<K, S, R, 2> b;
+    b.compute(r, ld, x, f, init);
+    store_block<F>(orow, out_w, x, b.acc, fin, Rs{});
+  }
+  // The last four outputs overlap the ones before rather than leaving a scalar tail; a row
+  // narrower than four goes through a small buffer (the padded rows cover those reads).
+  if (x + 4 <= out_w) {
+    Block<K, S, R, 1> b;
+    b.compute(r, ld, x, f, init);
+    store_block<F>(orow, out_w, x, b.acc, fin, Rs{});
+    x += 4;
+  }
+  if (x < out_w) {
+    Block<K, S, R, 1> b;
+    if (out_w >= 4) {
+      b.compute(r, ld, out_w - 4, f, init);
+      store_block<F>(orow, out_w, out_w - 4, b.acc, fin, Rs{});
+    } else {
+      b.compute(r, ld, 0, f, init);
+      for (int rr = 0; rr < R; ++rr) {
+        float tmp[4];
+        vst1q_f32(tmp, fin.apply<F>(b.acc[rr][0]));
+        for (int j = 0; j < out_w; ++j) orow[size_t(rr) * out_w + j] = tmp[j];
       }
     }
   }
 }
 
-// Which activations finish() applies; the rest run over the stored plane afterwards.
-inline Activation fused_part(Activation act) {
-  const bool fused = act == Activation::kLinear || act == Activation::kRelu
+template <int K, int S, Fin F>
+__attribute__((noinline)) void plane(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out,
+                                     int oy0, int oy1, int out_w, Finisher& finisher, int row_len, float* buf) {
+  const Filter<K> f(wk);
+  Finisher fin = finisher;  // a local copy stays in registers
+  const size_t ld = size_t(row_len);
+  const int strip = std::max(1, ((kBuf / row_len) - K) / S + 1);  // output rows whose inputs fit
+  for (int sy = oy0; sy < oy1; sy += strip) {
+    const int n = std::min(strip, oy1 - sy);
+    fill_rows(buf, ld, (n - 1) * S + K, in, in_lo, h, w, pad, sy * S - pad);
+    float* orow = out + size_t(sy - oy0) * out_w;
+    int i = 0;
+    if constexpr (kRows > 1)
+      for (; i + kRows <= n; i += kRows)
+        rows_out<K, S, kRows, F>(buf + size_t(i) * S * ld, ld, orow + size_t(i) * out_w, out_w, f, fin);
+    for (; i < n; ++i) rows_out<K, S, 1, F>(buf + size_t(i) * S * ld, ld, orow + size_t(i) * out_w, out_w, f, fin);
+  }
+  finisher = fin;
+}
+
+// Which activations the kernel applies; the rest run over the stored plane afterwards.
+inline bool fused(Activation act) {
+  return act == Activation::kLinear || act == Activation::kRelu
 #if defined(__aarch64__)
-                     || act == Activation::kLeaky
+         || act == Activation::kLeaky
 #endif
       ;
-  return fused ? act : Activation::kLinear;
 }
 
 template <int K, int S>
 void plane_act(const float* in, int in_lo, int h, int w, const float* wk, int pad, float* out, int oy0, int oy1,
                int out_w, float bias, Activation act, int row_len, float* buf) {
-  if (act == Activation::kRelu)
-    plane<K, S, Activation::kRelu>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
+  Finisher fin;
 #if defined(__aarch64__)
-  else if (act == Activation::kLeaky)
-    plane<K, S, Activation::kLeaky>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
+  fin.bias = vdupq_n_f32(bias + 0.f);  // the sums start from it: a -0 bias as +0, as the reference
+#else
+  fin.bias = vdupq_n_f32(bias);
 #endif
-  else plane<K, S, Activation::kLinear>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, row_len, buf);
+  if (act == Activation::kRelu) {
+    plane<K, S, Fin::kRelu>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, fin, row_len, buf);
+#if defined(__aarch64__)
+  } else if (act == Activation::kLeaky) {
+    plane<K, S, Fin::kLeaky>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, fin, row_len, buf);
+    // An input below leaky_fast's range (|x| < 2^-119, or -0): the plane again, the exact way.
+    if (!leaky_fast::exact(fin.min)) plane<K, S, Fin::kLeakyExact>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, fin, row_len, buf);
+#endif
+  } else {
+    plane<K, S, Fin::kLinear>(in, in_lo, h, w, wk, pad, out, oy0, oy1, out_w, fin, row_len, buf);
+  }
 }
+
+#undef MDFI_INLINE
 
 }  // namespace
 
@@ -248,8 +311,8 @@ bool depthwise_rows_neon(const DepthwiseRows& g, int c0, int c1) {
   const int ksize = g.ksize, stride = g.stride, pad = g.pad, out_w = g.out_w;
   if ((ksize != 3 && ksize != 5) || (stride != 1 && stride != 2) || pad < 0 || out_w <= 0) return false;
   if (g.oy1 <= g.oy0) return true;
-  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (the loads of
-  // row1x8/row2x8 past the last output), and a strip holds at least one output row's inputs.
+  // Reads reach stride * (out_w rounded to 4, + 4) + 8 floats into a padded row (a block's loads
+  // past its last output), and a strip holds at least one output row's inputs.
   const int row_len = std::max(stride * (std::max(out_w, 4) + 4) + 8, pad + g.w);
   if (row_len * ksize > kBuf) return false;
   float buf[kBuf];
@@ -263,8 +326,8 @@ bool depthwise_rows_neon(const DepthwiseRows& g, int c0, int c1) {
     else if (ksize == 3) plane_act<3, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
     else if (stride == 1) plane_act<5, 1>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
     else plane_act<5, 2>(in, lo, h, w, wk, pad, out, oy0, oy1, out_w, bias, g.act, row_len, buf);
-    // Activations finish() does not apply run over the stored rows.
-    if (fused_part(g.act) != g.act) activate_array(out, size_t(oy1 - oy0) * out_w, g.act);
+    // Activations the kernel does not apply run over the stored rows.
+    if (!fused(g.act)) activate_array(out, size_t(oy1 - oy0) * out_w, g.act);
   }
   return true;
 }

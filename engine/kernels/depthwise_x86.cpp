@@ -49,12 +49,14 @@ struct V8 {
 };
 
 #define DW_LEAKY 1
+#define DW_FMA 0
 #define DW_VECS(F) F(V8)
 #define DW_EDGE V8
 #include "depthwise_body.inc"
 #undef DW_VECS
 #undef DW_EDGE
 #undef DW_LEAKY
+#undef DW_FMA
 
 }  // namespace dw_avx2
 MDFI_TARGET_END()
@@ -93,12 +95,14 @@ struct V16 {
 };
 
 #define DW_LEAKY 1
+#define DW_FMA 0
 #define DW_VECS(F) F(V16) F(V8)
 #define DW_EDGE V8
 #include "depthwise_body.inc"
 #undef DW_VECS
 #undef DW_EDGE
 #undef DW_LEAKY
+#undef DW_FMA
 
 // Every output column in whole 16-lane vectors, borders included: a tap that falls outside the
 // row is a masked-off lane of the load, which reads nothing and gives +0. As in the body above,

@@ -6,6 +6,7 @@
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
 
+#include "leaky_fast.h"
 #include "microkernel.h"
 
 // The accumulators must stay in registers, so the per-row loops are fully unrolled.
@@ -187,6 +188,24 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
   MDFI_LEAKY3("v8", "v9", "v10") MDFI_LEAKY3("v11", "v12", "v13") MDFI_LEAKY3("v14", "v15", "v16")      \
   MDFI_LEAKY3("v17", "v18", "v19") MDFI_LEAKY3("v20", "v21", "v22") MDFI_LEAKY3("v23", "v24", "v25")    \
   MDFI_LEAKY3("v26", "v27", "v28") MDFI_LEAKY3("v29", "v30", "v31")
+// The same bits by leaky_fast.h (FMUL by kLo, FMLA by kHi, FMAX: 4 instructions a vector with
+// the SMIN of its range test, where the double lanes take 8); %[minb] receives the signed minimum
+// of the tile's bits, and finish_to_c redoes the tile with MDFI_LEAKY_ALL when it is out of range.
+#define MDFI_LEAKY_FAST1(r)                                                                            \
+  "fmul v1.4s, " r ".4s, v6.4s\n\t"                                                                    \
+  "fmla v1.4s, " r ".4s, v5.4s\n\t"                                                                    \
+  "smin v0.4s, v0.4s, " r ".4s\n\t"                                                                    \
+  "fmax " r ".4s, " r ".4s, v1.4s\n\t"
+#define MDFI_LEAKY_FAST3(r0, r1, r2) MDFI_LEAKY_FAST1(r0) MDFI_LEAKY_FAST1(r1) MDFI_LEAKY_FAST1(r2)
+#define MDFI_LEAKY_FAST_ALL                                                                            \
+  "ld1 {v5.4s, v6.4s}, [%[hilo]]\n\t"                                                                  \
+  "mvni v0.4s, #0x80, lsl #24\n\t"                                                                     \
+  MDFI_LEAKY_FAST3("v8", "v9", "v10") MDFI_LEAKY_FAST3("v11", "v12", "v13")                             \
+  MDFI_LEAKY_FAST3("v14", "v15", "v16") MDFI_LEAKY_FAST3("v17", "v18", "v19")                           \
+  MDFI_LEAKY_FAST3("v20", "v21", "v22") MDFI_LEAKY_FAST3("v23", "v24", "v25")                           \
+  MDFI_LEAKY_FAST3("v26", "v27", "v28") MDFI_LEAKY_FAST3("v29", "v30", "v31")                           \
+  "sminv s0, v0.4s\n\t"                                                                                \
+  "fmov %w[minb], s0\n\t"
 // relu: x * (x > 0 ? 1 : 0), Darknet's product (keeps -0 and NaN as finish_vec does).
 #define MDFI_RELU1(r)                                                                                  \
   "fcmgt v1.4s, " r ".4s, #0.0\n\t"                                                                    \
@@ -209,27 +228,45 @@ static void strided_to_tile(int kc, const float* a, const float* b, long ldb, fl
   "st1 {v29.4s, v30.4s, v31.4s}, [%[c]]\n\t"
 #define MDFI_FINISH_ASM(PRODUCTS, EPILOGUE)                                                            \
   asm volatile(PRODUCTS MDFI_ADD_BIAS EPILOGUE MDFI_STORE_C                                            \
-               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c)                           \
+               : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [c] "+r"(c), [minb] "=&r"(minb)       \
                : [pair] "r"(pair), [odd] "r"(odd), [ld] "r"(ld), [ldb] "r"(ldb), [bias] "r"(bias),     \
-                 [tenth] "r"(kTenth)                                                                   \
+                 [tenth] "r"(kTenth), [hilo] "r"(kHiLo)                                                \
                : MDFI_TILE_CLOBBERS)
 
 // C = A*B + bias, then `act`, for a first block; B packed (ldb unused) or strided.
 template <bool kStrided, TileAct kAct>
 static void finish_to_c(int kc, const float* a, const float* b, long ldb, float* c, int ldc, const float* bias) {
   alignas(16) static const double kTenth[2] = {.1, .1};
+  alignas(16) static const float kHiLo[8] = {leaky_fast::kHi, leaky_fast::kHi, leaky_fast::kHi, leaky_fast::kHi,
+                                             leaky_fast::kLo, leaky_fast::kLo, leaky_fast::kLo, leaky_fast::kLo};
   alignas(16) static const float kZero[kMR] = {};
   if (!bias) bias = kZero;  // finish_vec adds +0 then too (a -0 sum becomes +0)
   int quads = kc / 4;
   const int pair = kc / 2 % 2, odd = kc % 2;
   const long ld = long(ldc) * long(sizeof(float));
+  int minb = 0;
   constexpr bool kLeaky = kAct == TileAct::kLeaky, kRelu = kAct == TileAct::kRelu;
-  if constexpr (kStrided && kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_ALL);
-  else if constexpr (kStrided && kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_RELU_ALL);
-  else if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), "");
-  else if constexpr (kLeaky) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_ALL);
-  else if constexpr (kRelu) MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_RELU_ALL);
-  else MDFI_FINISH_ASM(MDFI_PRODUCTS, "");
+  if constexpr (kLeaky) {
+    const float *a0 = a, *b0 = b;
+    float* c0 = c;
+    const int quads0 = quads;
+    if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_FAST_ALL);
+    else MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_FAST_ALL);
+    if (leaky_fast::exact(minb)) return;
+    // A value below leaky_fast's range: the whole tile again, with the double lanes.
+    a = a0, b = b0, c = c0, quads = quads0;
+    if constexpr (kStrided) MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_LEAKY_ALL);
+    else MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_LEAKY_ALL);
+  } else if constexpr (kStrided && kRelu) {
+    MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), MDFI_RELU_ALL);
+  } else if constexpr (kStrided) {
+    MDFI_FINISH_ASM(MDFI_PRODUCTS_OF(MDFI_STRIDED_PAIR), "");
+  } else if constexpr (kRelu) {
+    MDFI_FINISH_ASM(MDFI_PRODUCTS, MDFI_RELU_ALL);
+  } else {
+    MDFI_FINISH_ASM(MDFI_PRODUCTS, "");
+  }
+  (void)minb;
 }
 
 // finish_to_c for whichever activation `act` is.
@@ -245,6 +282,9 @@ static void finish_any(int kc, const float* a, const float* b, long ldb, float* 
 #undef MDFI_RELU_ALL
 #undef MDFI_RELU3
 #undef MDFI_RELU1
+#undef MDFI_LEAKY_FAST_ALL
+#undef MDFI_LEAKY_FAST3
+#undef MDFI_LEAKY_FAST1
 #undef MDFI_LEAKY_ALL
 #undef MDFI_LEAKY3
 #undef MDFI_LEAKY1

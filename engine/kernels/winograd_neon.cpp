@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "leaky_fast.h"
 #include "winograd.h"
 
 #if defined(__clang__)
@@ -191,6 +192,7 @@ void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first
   const int groups = (cols + 3) / 4;
   const bool vector_act = act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu;
   alignas(64) float y[M * M][kMaxNR];
+  const leaky_fast::Consts leaky;
   for (int i = 0; i < rows; ++i) {
     const float b = bias ? bias[f_first + i] : 0.f;
     float* plane = out + size_t(f_first + i) * OH * OW;
@@ -204,6 +206,18 @@ void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first
         out_vec<M>(col, 1, tv + x, n);
       }
       MDFI_WINO_UNROLL for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
+      if (act == Activation::kLeaky) {
+        // leaky_fast.h's four instructions a vector; the group again on double lanes (finish)
+        // when a value lies below its range.
+        const float32x4_t bv = vdupq_n_f32(b);
+        int32x4_t mn = leaky_fast::min_start();
+        float32x4_t r[M * M];
+        MDFI_WINO_UNROLL for (int k = 0; k < M * M; ++k) r[k] = leaky_fast::apply(vaddq_f32(yv[k], bv), leaky, mn);
+        if (!leaky_fast::exact(mn))
+          for (int k = 0; k < M * M; ++k) r[k] = finish(yv[k], b, act);
+        for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], r[k]);
+        continue;
+      }
       for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
     }
     if (!vector_act)

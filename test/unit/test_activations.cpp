@@ -128,3 +128,37 @@ TEST_CASE("logistic_array equals Darknet's scalar logistic bit for bit, every va
     if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++differ;
   CHECK(differ == 0);
 }
+
+// Leaky through activate_array (aarch64: kernels/leaky_fast.h, sixteen values a block, a block
+// with a value below its range on double lanes) must give activate()'s bits everywhere: a sweep
+// over every 65521st bit pattern of all 2^32 (each exponent, NaNs, infinities, both zeros), blocks
+// of tiny negatives at and around the range's edge (2^-119) mixed into ordinary values, and a
+// tail shorter than a block. bench/leaky_exhaustive.cpp checks the fast form on all 2^32 floats.
+TEST_CASE("leaky over an array equals activate() bit for bit: a sweep of all floats and the fast form's edges",
+          "[layers]") {
+  std::vector<float> in;
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 65521) {
+    const uint32_t bits = uint32_t(b);
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    in.push_back(f);
+  }
+  const uint32_t edge = 0x84000000u;  // -2^-119: the fast form's range starts here
+  for (uint32_t d = 0; d < 64; ++d)
+    for (uint32_t bits : {edge - 1 - d, edge + d, 0x80000000u + d, 0x00000000u + d, 0x83f00000u + 977 * d}) {
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      in.push_back(f);
+      in.push_back(-1.5f + float(d) / 32.f);  // ordinary values beside them in each block
+    }
+  for (int i = 0; i < 1000; ++i) in.push_back(float(i % 37) - 18.25f);  // blocks with no exception
+  in.push_back(-3.f);  // a tail
+  std::vector<float> got = in;
+  activate_array(got.data(), got.size(), Activation::kLeaky);
+  size_t differ = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float want = activate(in[i], Activation::kLeaky);
+    if (std::memcmp(&got[i], &want, sizeof(float)) != 0) ++differ;
+  }
+  CHECK(differ == 0);
+}

@@ -1,6 +1,7 @@
 // The vector 3x3 and 5x5 depthwise kernels (AVX2, AVX-512, NEON) against the direct sum, bit for bit, on
 // random tensors with fixed seeds: widths around each vector length (tails, borders, images
-// narrower than one vector), both strides, with and without padding, fused and unfused activations.
+// narrower than one vector), both strides, with and without padding, fused and unfused activations;
+// on aarch64 the NEON kernels against the fused sum they compute (depthwise_kernel_fused).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,23 +19,30 @@ using namespace mdfi::test;
 
 namespace {
 
-// Darknet's order: from +0, taps in (ky, kx) order, products and sums rounded separately.
+// Darknet's order: from +0, taps in (ky, kx) order, products and sums rounded separately, then
+// + bias. `fused` (depthwise_kernel_fused): from the bias (+0 for -0), one fused multiply-add
+// per tap in (ky, kx) order.
 std::vector<float> direct(const std::vector<float>& in, int c, int h, int w, const std::vector<float>& wt, int k, int s,
-                          int p, int oh, int ow, const std::vector<float>& bias, Activation act) {
+                          int p, int oh, int ow, const std::vector<float>& bias, Activation act, bool fused) {
   std::vector<float> out(size_t(c) * oh * ow);
   for (int ch = 0; ch < c; ++ch)
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox) {
-        float sum = 0.f;
+        float sum = fused ? bias[size_t(ch)] + 0.f : 0.f;
         for (int ky = 0; ky < k; ++ky)
           for (int kx = 0; kx < k; ++kx) {
             const int iy = oy * s + ky - p, ix = ox * s + kx - p;
             if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+            const float wv = wt[(size_t(ch) * k + ky) * k + kx], xv = in[(size_t(ch) * h + iy) * w + ix];
+            if (fused) {
+              sum = std::fma(wv, xv, sum);
+              continue;
+            }
             // volatile: GCC contracts a*b+c into an FMA on aarch64 unless told not to.
-            const volatile float prod = wt[(size_t(ch) * k + ky) * k + kx] * in[(size_t(ch) * h + iy) * w + ix];
+            const volatile float prod = wv * xv;
             sum += prod;
           }
-        out[(size_t(ch) * oh + oy) * ow + ox] = activate(sum + bias[size_t(ch)], act);
+        out[(size_t(ch) * oh + oy) * ow + ox] = activate(fused ? sum : sum + bias[size_t(ch)], act);
       }
   return out;
 }
@@ -59,7 +67,7 @@ TEST_CASE("3x3 and 5x5 depthwise vector kernels equal the direct sum bit for bit
             // The output plane sits between guard values: a kernel writing past it is caught.
             std::vector<float> out(size_t(c) * oh * ow + 32, 12345.f);
             depthwise_conv(in.data(), c, h, w, wt.data(), k, s, p, out.data() + 16, oh, ow, bias.data(), act, 1, variant);
-            const std::vector<float> want = direct(in, c, h, w, wt, k, s, p, oh, ow, bias, act);
+            const std::vector<float> want = direct(in, c, h, w, wt, k, s, p, oh, ow, bias, act, depthwise_kernel_fused(k, s, variant));
             INFO(variant << " k=" << k << " w=" << w << " h=" << h << " s=" << s << " p=" << p << " act=" << int(act));
             bool guards = true;
             for (int g = 0; g < 16; ++g) guards = guards && out[size_t(g)] == 12345.f && out[out.size() - 1 - size_t(g)] == 12345.f;
@@ -99,7 +107,7 @@ TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane b
           depthwise_conv(in.data(), c, h, w, wt.data(), k, s, p, whole.data(), oh, ow, bias.data(), act, 1, variant);
           {
             INFO(variant << " k=" << k << " s=" << s << " w=" << w << " whole plane");
-            const std::vector<float> want = direct(in, c, h, w, wt, k, s, p, oh, ow, bias, act);
+            const std::vector<float> want = direct(in, c, h, w, wt, k, s, p, oh, ow, bias, act, depthwise_kernel_fused(k, s, variant));
             REQUIRE(std::memcmp(whole.data(), want.data(), want.size() * sizeof(float)) == 0);
           }
           for (int oy0 = 0; oy0 < oh; ++oy0)
@@ -132,6 +140,34 @@ TEST_CASE("depthwise kernels over row ranges and windows equal the whole plane b
               ++checked;
             }
         }
+  }
+  CHECK(checked > 0);
+}
+
+// Outputs below the fast leaky's range (aarch64 leaky_fast.h: |x| < 2^-119, or -0) make the NEON
+// kernel redo the plane the exact way: zero weights leave each output its channel's bias, tiny
+// negative in some channels, ordinary in others, so both the redo and the planes around it are
+// checked against the reference.
+TEST_CASE("depthwise leaky: outputs below the fast leaky's range give activate()'s bits", "[layers]") {
+  int checked = 0;
+  for (const char* variant : {"avx512", "avx2", "neon", "scalar"}) {
+    if (!depthwise_variant_available(variant)) continue;
+    for (int s : {1, 2})
+      for (int w : {3, 9, 20}) {
+        const int c = 6, h = 7, k = 3, p = 1;
+        const int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+        const std::vector<float> in = random_floats(size_t(c) * h * w, uint32_t(w + s)), wt(size_t(c) * k * k, 0.f);
+        // Normal floats only: ARMv7 NEON flushes denormals (its bias add would differ here).
+        const std::vector<float> bias = {-2e-38f, 0.25f, -1.4e-36f, -0.f, -1.5e-38f, -2.f};
+        std::vector<float> out(size_t(c) * oh * ow);
+        depthwise_conv(in.data(), c, h, w, wt.data(), k, s, p, out.data(), oh, ow, bias.data(), Activation::kLeaky, 1,
+                       variant);
+        const std::vector<float> want =
+            direct(in, c, h, w, wt, k, s, p, oh, ow, bias, Activation::kLeaky, depthwise_kernel_fused(k, s, variant));
+        INFO(variant << " s=" << s << " w=" << w);
+        REQUIRE(std::memcmp(out.data(), want.data(), want.size() * sizeof(float)) == 0);
+        ++checked;
+      }
   }
   CHECK(checked > 0);
 }

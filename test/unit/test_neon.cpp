@@ -86,6 +86,18 @@ TEST_CASE("NEON micro-kernel tile: each value the k products accumulated in orde
       volatile float sum = want[size_t(i) * nr + j] + bias[i];
       return activate(float(sum), Activation::kLeaky);
     });
+    // Sums below leaky_fast.h's range (|x| < 2^-119, -0): zero A makes every sum +0 + its row's
+    // bias, and the aarch64 epilogue must notice and redo the tile the exact way.
+    {
+      const std::vector<float> zero(size_t(kc) * kMR, 0.f);
+      // Normal floats only: ARMv7 NEON flushes denormals (its bias add would differ here).
+      const float tiny[kMR] = {-2e-38f, 0.5f, -0.f, -1.4e-36f, -1.6e-36f, -1.5e-38f, -3.f, 3e-38f};
+      k->finish(kc, zero.data(), b.data(), c.data(), ldc, 1, tiny, TileAct::kLeaky);
+      check("finish, tiny sums", [&](int i, int) {
+        volatile float sum = 0.f + tiny[i];
+        return activate(float(sum), Activation::kLeaky);
+      });
+    }
 #if defined(__aarch64__)
     // The narrow form (Winograd's last panel): the real columns as `first`, nothing past the
     // tile's nr columns touched.
@@ -137,16 +149,24 @@ TEST_CASE("depthwise kernel equals the direct sum in Darknet's tap order", "[lay
     for (int c = 0; c < t.c; ++c)
       for (int oy = 0; oy < oh; ++oy)
         for (int ox = 0; ox < ow; ++ox) {
-          float s = 0.f;  // float, unfused, (ky, kx) order: the kernel must match exactly
+          // Float, (ky, kx) order: unfused from +0, then + bias; or (aarch64 NEON) fused from the
+          // bias. The kernel must match exactly.
+          const bool fused = depthwise_kernel_fused(t.k, t.s);
+          float s = fused ? bias[c] + 0.f : 0.f;
           for (int ky = 0; ky < t.k; ++ky)
             for (int kx = 0; kx < t.k; ++kx) {
               const int iy = oy * t.s + ky - t.p, ix = ox * t.s + kx - t.p;
               if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
+              const float wv = wt[size_t(c) * t.k * t.k + ky * t.k + kx], xv = in[(size_t(c) * t.h + iy) * t.w + ix];
+              if (fused) {
+                s = std::fma(wv, xv, s);
+                continue;
+              }
               // volatile: GCC contracts a*b+c into an FMA on aarch64 unless told not to.
-              const volatile float prod = wt[size_t(c) * t.k * t.k + ky * t.k + kx] * in[(size_t(c) * t.h + iy) * t.w + ix];
+              const volatile float prod = wv * xv;
               s += prod;
             }
-          s += bias[c];
+          if (!fused) s += bias[c];
           const float want = activate(s, Activation::kLeaky), got = out[(size_t(c) * oh + oy) * ow + ox];
           INFO("c=" << c << " oy=" << oy << " ox=" << ox);
           REQUIRE(std::memcmp(&got, &want, sizeof(float)) == 0);
