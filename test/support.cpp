@@ -123,7 +123,7 @@ std::string set_key(const std::string& text, const std::string& key, int value) 
 }
 
 CollectedRun run_collect(const Network& net, const std::string& weights_path, const std::vector<float>& input,
-                         const ExecOptions& exec) {
+                         const ExecOptions& exec, const Plan* plan) {
   auto wf = WeightsFile::open(weights_path);
   REQUIRE(wf.ok());
   REQUIRE(wf->validate(net).ok());
@@ -138,7 +138,7 @@ CollectedRun run_collect(const Network& net, const std::string& weights_path, co
     run.layers[size_t(l.index)].assign(o, o + l.out.count());
     return Status::Ok();
   };
-  auto r = run_network(net, make_plan(net), *wf, std::move(*in), *run.mem, hooks, exec);
+  auto r = run_network(net, plan ? *plan : make_plan(net), *wf, std::move(*in), *run.mem, hooks, exec);
   INFO((r.ok() ? std::string() : r.status().message()));
   REQUIRE(r.ok());
   run.out = std::move(*r);

@@ -52,9 +52,11 @@ struct CollectedRun {
   RunOutput out;                                                           // the kept outputs (heads)
 };
 // Runs `input` once through `net` on the CPU with the weights file at `weights_path` and returns
-// every layer's output (REQUIREs that the weights fit and the run succeeds).
+// every layer's output (REQUIREs that the weights fit and the run succeeds). `plan` null: the
+// default make_plan(net); a schedule's plan goes with exec.schedule (layers inside a band group
+// report no output: theirs stay empty).
 CollectedRun run_collect(const Network& net, const std::string& weights_path, const std::vector<float>& input,
-                         const ExecOptions& exec = {});
+                         const ExecOptions& exec = {}, const Plan* plan = nullptr);
 
 struct LayerRunOptions {
   Compat compat = Compat::kPjreddie;

@@ -8,13 +8,7 @@
 
 #include "leaky_fast.h"
 #include "microkernel.h"
-
-// The accumulators must stay in registers, so the per-row loops are fully unrolled.
-#if defined(__clang__)
-#define MDFI_UNROLL _Pragma("unroll")
-#else
-#define MDFI_UNROLL _Pragma("GCC unroll 8")
-#endif
+#include "unroll.h"
 
 namespace mdfi::kernels {
 

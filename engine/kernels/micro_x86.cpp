@@ -11,13 +11,7 @@
 #include "conv_direct.h"
 #include "microkernel.h"
 #include "tile_finish_x86.h"
-
-// The accumulators must live in registers: full unrolling over the panel rows guarantees it.
-#if defined(__clang__)
-#define MDFI_UNROLL _Pragma("unroll")
-#else
-#define MDFI_UNROLL _Pragma("GCC unroll 8")
-#endif
+#include "unroll.h"
 
 namespace mdfi::kernels {
 

@@ -137,27 +137,12 @@ namespace {
 
 std::vector<std::vector<float>> run_layers(const Network& net, const Plan& plan, const std::string& wpath,
                                            const Schedule* schedule, int threads) {
-  std::vector<std::vector<float>> outs(net.layers.size());
-  auto wf = WeightsFile::open(wpath);
-  REQUIRE(wf.ok());
-  MemoryTracker mem;
-  auto in = Buffer::make(mem, net.input_shape().count(), MemCategory::kActivations, "input");
-  REQUIRE(in.ok());
-  const std::vector<float> r = uniform_input(in->size(), 11);
-  std::memcpy(in->data(), r.data(), in->bytes());
-  RunHooks hooks;
-  hooks.on_output = [&](const Layer& l, const float* o) {
-    outs[size_t(l.index)].assign(o, o + l.out.count());
-    return Status::Ok();
-  };
   ExecOptions exec;
   exec.threads = threads;
   exec.schedule = schedule;
-  auto out = run_network(net, plan, *wf, std::move(*in), mem, hooks, exec);
-  INFO(out.status().message());
-  REQUIRE(out.ok());
-  CHECK(mem.peak() <= plan.peak_bytes);
-  return outs;
+  CollectedRun run = run_collect(net, wpath, uniform_input(net.input_shape().count(), 11), exec, &plan);
+  CHECK(run.mem->peak() <= plan.peak_bytes);
+  return std::move(run.layers);
 }
 
 // Whether conv_rows runs `layer` in blocks of `block` filters by the direct path (as it decides).

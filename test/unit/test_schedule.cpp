@@ -25,28 +25,11 @@ struct RunResult {
 
 RunResult run_with(const Network& net, const Plan& plan, const std::string& wpath, const Schedule* schedule,
                    uint32_t seed, int threads = 2) {
-  RunResult rr;
-  rr.outputs.resize(net.layers.size());
-  auto wf = WeightsFile::open(wpath);
-  REQUIRE(wf.ok());
-  MemoryTracker mem;
-  auto in = Buffer::make(mem, net.input_shape().count(), MemCategory::kActivations, "input");
-  REQUIRE(in.ok());
-  const std::vector<float> r = random_floats(in->size(), seed);
-  std::memcpy(in->data(), r.data(), in->bytes());
-  RunHooks hooks;
-  hooks.on_output = [&](const Layer& l, const float* o) {
-    rr.outputs[size_t(l.index)].assign(o, o + l.out.count());
-    return Status::Ok();
-  };
   ExecOptions exec;
   exec.threads = threads;
   exec.schedule = schedule;
-  auto out = run_network(net, plan, *wf, std::move(*in), mem, hooks, exec);
-  INFO(out.status().message());
-  REQUIRE(out.ok());
-  rr.peak = mem.peak();
-  return rr;
+  CollectedRun run = run_collect(net, wpath, random_floats(net.input_shape().count(), seed), exec, &plan);
+  return RunResult{std::move(run.layers), run.mem->peak()};
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
