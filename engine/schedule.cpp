@@ -352,6 +352,17 @@ constexpr size_t kSmallWeights = 4;
 // Making the transformed input of a Winograd layer again for each block of its filters costs, per
 // float, about what packing an im2col element again does.
 constexpr double kTransformCost = 100;
+// An extra block of the whole-weights way costs at least this share of the layer's FLOPs: besides
+// the input's tiles transformed again, each block reads its U panels once per tile panel and runs
+// the output pass of its filters. Measured on YOLOv3's F(4x4) layers at its smallest budget (1
+// thread, EPYC VM, load ~2, minimum of two interleaved runs of 5, against the default's run of
+// them): 0.40-0.44 ms per extra block on layers 17, 20-35 (52x52, 128 channels, 779k floats of V
+// per transform) and 45-57 (26x26, 256 channels, 452k floats), all of 1.6 GFLOP: ~4.5% of such a
+// layer's time by GEMM, and not in proportion to the floats transformed, which charged the 26x26
+// layers 40% less and kept 45, 51 and 57 in 16 Winograd blocks (10.9 ms each) where their
+// neighbours in 5 GEMM blocks took 9.7-9.9 ms. Scaled by FLOPs (the simplest form those two shapes
+// allow), it exceeds the per-float term only for layers of more than ~280 filters (F(4x4)).
+constexpr double kWinogradBlockShare = 0.045;
 
 // A conv in `nb` weight blocks: each extra block packs the im2col matrix again, or, where that
 // costs more (kernels::direct_pays, as conv_rows decides), the direct path's extra work, less the
@@ -369,7 +380,9 @@ double conv_block_cost(const SchedNode& n, int nb) {
 double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
   if (algo != SchedAlgo::kGemm && n.wino_tile)
-    return algo == SchedAlgo::kWinogradWeights ? double(nb - 1) * n.wino_transform_floats * kTransformCost : 0;
+    return algo == SchedAlgo::kWinogradWeights
+               ? double(nb - 1) * std::max(n.wino_transform_floats * kTransformCost, kWinogradBlockShare * n.flops)
+               : 0;
   double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
   if (n.band == SchedNode::Band::kConv) extra += conv_block_cost(n, nb);
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
@@ -839,13 +852,25 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
       for (size_t i = 0; i < s.block.size(); ++i) {
         const BandGroup* g = s.group_of(int(i));
         if (g && g->holds(int(i))) s.block[i] = 0;
-        while (s.block[i]) {
+        if (!s.block[i]) continue;
+        // The fewest equal blocks of whole panels that still fit (a layer's need grows with its
+        // block, so the first fit counting up is the largest), not only doubled ones: YOLOv3's
+        // layer 39 at its smallest budget took 5 blocks of 120 where 3 of 176 fit (doubling to
+        // 240 did not), and the room the re-choice pass then has differs too.
+        const SchedNode& n = nodes[i];
+        const int m = std::max(1, n.block_multiple), now = s.block[i];
+        for (int nb = 1, last = -1; nb < (n.block_units + now - 1) / now; ++nb) {
+          const int b = nb == 1 ? 0 : ((n.block_units + nb - 1) / nb + m - 1) / m * m;
+          const int block = b >= n.default_block ? 0 : b;
+          if (block == last || (block && block <= now)) continue;
+          last = block;
           Schedule t = s;
-          t.block[i] = s.block[i] * 2 >= nodes[i].default_block ? 0 : s.block[i] * 2;
+          t.block[i] = block;
           Plan tp = plan_schedule(input_bytes, nodes, t);
-          if (!fits(tp)) break;
+          if (!fits(tp)) continue;
           s = std::move(t);
           plan = std::move(tp);
+          break;
         }
       }
       const double c = extra_cost(nodes, s);

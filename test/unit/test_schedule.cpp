@@ -556,3 +556,100 @@ activation=leaky
       CHECK(same_bits(r.outputs[6], base.outputs[6]));
     }
 }
+
+TEST_CASE("schedule: a group's blocked layers take the fewest equal blocks that fit", "[plan]") {
+  // The planner's last pass gives each blocked layer the fewest equal blocks of whole panels that
+  // still fit, not only doubled blocks: inside a group (whose own peak alone decides whether a
+  // larger block fits, the passes after it touching only layers outside groups) the next fewer
+  // blocks must not fit.
+  std::mt19937 rng(20261204);
+  int checked = 0;
+  // Random small cfgs, and one whose 3x3 convs of 72 filters (9 panels) take blocks inside a
+  // group over a fine sweep of budgets: there doubling a block skips counts that fit (layer 1 in
+  // blocks of 2 panels, where 3 fit and 4 did not).
+  const std::string wide =
+      "[net]\nwidth=40\nheight=40\nchannels=8\n"
+      "[convolutional]\nfilters=72\nsize=3\nstride=1\npad=1\nactivation=leaky\n"
+      "[convolutional]\nfilters=72\nsize=3\nstride=1\npad=1\nactivation=leaky\n"
+      "[maxpool]\nsize=2\nstride=2\n"
+      "[convolutional]\nfilters=72\nsize=3\nstride=1\npad=1\nactivation=leaky\n"
+      "[convolutional]\nfilters=16\nsize=1\nstride=1\npad=1\nactivation=linear\n";
+  for (int trial = 0; trial < 65; ++trial) {
+    const std::string cfg = trial < 64 ? random_cfg(rng) : wide;
+    INFO("cfg:\n" << cfg);
+    auto net = network_from_text(cfg, "sched_grow.cfg");
+    REQUIRE(net.ok());
+    const std::vector<SchedNode> nodes = sched_nodes_for(*net);
+    const size_t input = net->input_shape().bytes(), top = make_plan(*net).peak_bytes;
+    size_t least = 0;
+    REQUIRE(!choose_schedule(input, nodes, 1, &least).ok());
+    const int steps = trial < 64 ? 4 : 64;
+    for (int k = 0; k < steps; ++k) {
+      const size_t budget = least + (top - least) * size_t(k) / size_t(steps);
+      INFO("budget " << budget);
+      auto choice = choose_schedule(input, nodes, budget);
+      REQUIRE(choice.ok());
+      const Schedule& s = choice->schedule;
+      for (const BandGroup& g : s.groups)
+        for (int l = g.first; l <= g.last; ++l) {
+          const int b = s.block[size_t(l)];
+          const SchedNode& n = nodes[size_t(l)];
+          if (!b || g.holds(l) || s.algo_of(l) != SchedAlgo::kGemm) continue;
+          const int m = n.block_multiple, nb = (n.block_units + b - 1) / b;
+          REQUIRE(nb >= 2);
+          int fewer = ((n.block_units + nb - 2) / (nb - 1) + m - 1) / m * m;  // nb - 1 equal blocks
+          if (fewer >= n.default_block) fewer = 0;
+          if (fewer && fewer <= b) continue;
+          INFO("layer " << l << ": blocks of " << b << ", " << fewer << " instead");
+          Schedule t = s;
+          t.block[size_t(l)] = fewer;
+          CHECK(plan_schedule(input, nodes, t).peak_bytes > budget);
+          ++checked;
+        }
+    }
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("schedule: each extra block of the whole-weights Winograd way costs a share of the layer's FLOPs",
+          "[plan][winograd]") {
+  // Besides transforming the input again, a block reads its U panels per tile panel and runs the
+  // output pass of its filters (schedule.cpp, kWinogradBlockShare): a layer of many filters on a
+  // map of few tiles (YOLOv3's 26x26 layers of 512) is no longer charged almost nothing per block.
+  const std::string cfg =
+      "[net]\nwidth=16\nheight=16\nchannels=32\n"
+      "[convolutional]\nfilters=384\nsize=3\nstride=1\npad=1\nactivation=leaky\n"
+      "[convolutional]\nfilters=32\nsize=3\nstride=1\npad=1\nactivation=leaky\n";
+  auto net = network_from_text(cfg, "sched_wino_blocks.cfg");
+  REQUIRE(net.ok());
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, true});
+  const std::vector<int> tiles = winograd_tiles(*net);
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+  const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+  REQUIRE(nodes[0].wino_tile == 4);
+  int checked = 0, by_share = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const SchedNode& n = nodes[i];
+    if (!n.wino_tile) continue;
+    Schedule whole;
+    whole.block.assign(nodes.size(), 0);
+    whole.algo.assign(nodes.size(), SchedAlgo::kGemm);
+    whole.algo[i] = SchedAlgo::kWinogradWeights;
+    const double base = schedule_cost(nodes, whole), transform = 100 * n.wino_transform_floats;
+    double before = base;
+    for (int block = n.block_units - n.block_multiple; block >= n.block_multiple; block -= n.block_multiple) {
+      Schedule t = whole;
+      t.block[i] = block;
+      const int nb = (n.block_units + block - 1) / block;
+      const double extra = schedule_cost(nodes, t) - base;
+      INFO("layer " << i << " in " << nb << " blocks of " << block);
+      CHECK(extra >= std::max(0.045 * n.flops, transform) * (nb - 1) * (1 - 1e-9));
+      CHECK(schedule_cost(nodes, t) >= before);  // smaller blocks never cost less
+      before = schedule_cost(nodes, t);
+      by_share += extra > transform * (nb - 1) * (1 + 1e-9);
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
+  CHECK(by_share > 0);  // layer 0 (384 filters, 16 tiles): the share, over the transform's cost
+}
