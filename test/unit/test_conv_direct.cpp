@@ -198,14 +198,14 @@ TEST_CASE("convs of kernel 2 to 8 in weight blocks (the direct path) reproduce t
     direct_layers += takes_direct(*net, 0, 8) + takes_direct(*net, 1, 8);
   }
   // Of 28: narrow maps fill too few lanes, and take im2col. A target without a direct kernel
-  // (only x86 has one) runs every block by im2col: the same bits, checked above.
+  // (the NEON ones have none) runs every block by im2col: the same bits, checked above.
   if (kernels::active_kernel().direct)
     CHECK(direct_layers >= 10);
   else
     CHECK(direct_layers == 0);
 }
 
-TEST_CASE("alexnet at its smallest budget reproduces the default layer by layer (x86: through the direct path)", "[plan]") {
+TEST_CASE("alexnet at its smallest budget reproduces the default layer by layer (through the direct path where the kernel has one)", "[plan]") {
   const std::string cfg = source_path("cfg/alexnet.cfg");
   auto net = load_network_cfg(cfg, BuildOptions{});
   REQUIRE(net.ok());
@@ -227,7 +227,7 @@ TEST_CASE("alexnet at its smallest budget reproduces the default layer by layer 
   REQUIRE(s.block.size() > 2);
   CHECK(s.block[2] > 0);
   CHECK(s.block[2] < conv->filters);
-  CHECK(takes_direct(*net, 2, s.block[2]) == (kernels::active_kernel().direct != nullptr));  // x86 only
+  CHECK(takes_direct(*net, 2, s.block[2]) == (kernels::active_kernel().direct != nullptr));  // not NEON
   const auto base = run_layers(*net, make_plan(*net), wpath, nullptr, 2);
   // One thread: this schedule (layers 0-3 in one-row bands) run on two threads held more
   // workspace than its plan for two threads, with or without the direct path (to be looked into).
