@@ -23,6 +23,11 @@ constexpr int kF4FromPixels = 676;
 // kept weights, one thread, took 13.7 ms by one panel per pass, 12.9 by 4, 12.1 by 8, 11.8 by 16
 // (the 2-core AMD EPYC VM, CPU time); 8 keeps two passes per thread for 256 filters at two threads.
 constexpr int kMaxGroup = 8;
+// Streamed weights: a pass's panels of U and their raw rows, per thread, at most this many bytes,
+// so that what a thread has just made is still in its L2 cache (1-2 MB per core on the x86 hosts
+// measured, 512 kB-1 MB on ARM) when the pass multiplies it. yolov4-tiny's and yolov3's streamed
+// layers then pass over V (their transformed input, 1-3.5 MB) 2-8 times less often.
+constexpr size_t kStreamPassBytes = size_t(2) << 20;
 
 void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
   for (auto& l : net.layers) l->set_winograd(0, false);
@@ -62,12 +67,18 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     }
     if (lp.peak_bytes > limit) chosen = smallest;
     c->set_winograd(chosen.m, chosen.whole_input);
-    // With kept weights, the whole-input way reads all of V once per pass: as many filter panels
-    // per pass as the limit allows, up to kMaxGroup and no more than leaves every thread a pass
-    // (winograd.h). Streamed weights stay at one panel per pass (winograd_multiply_streamed says why).
-    if (choice.kept_weights && chosen.m && chosen.whole_input && lp.peak_bytes <= limit) {
+    // The whole-input way reads all of V once per pass: as many filter panels per pass as the
+    // limit allows, up to kMaxGroup and no more than leaves every thread a pass (winograd.h);
+    // streamed, also no more than kStreamPassBytes of the pass's weights per thread.
+    if (chosen.m && chosen.whole_input && lp.peak_bytes <= limit) {
       const int f_panels = (c->out.c + kernels::kMR - 1) / kernels::kMR;
-      for (int g = std::min(kMaxGroup, std::max(1, f_panels / threads)); g > 1; g /= 2) {
+      int most = std::min(kMaxGroup, std::max(1, f_panels / threads));
+      if (!choice.kept_weights) {
+        const size_t n = size_t(chosen.m + 2) * size_t(chosen.m + 2);
+        const size_t panel_bytes = (n + 9) * kernels::kMR * size_t(c->in.c) * sizeof(float);
+        most = std::min(most, int(std::max<size_t>(1, kStreamPassBytes / panel_bytes)));
+      }
+      for (int g = most; g > 1; g /= 2) {
         c->set_winograd_group(g);
         if (fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float) <= limit) break;
         c->set_winograd_group(1);

@@ -86,7 +86,7 @@ size_t winograd_input_workspace_floats(const WinogradGeo& geo, int threads) {
 }
 
 size_t winograd_stream_weight_floats(const WinogradGeo& geo, int threads) {
-  return size_t(used_threads(threads)) * (size_t(geo.n2()) + 9) * kMR * geo.channels;
+  return size_t(used_threads(threads)) * size_t(std::max(1, geo.group)) * (size_t(geo.n2()) + 9) * kMR * geo.channels;
 }
 
 void winograd_transform_weights(const WinogradGeo& geo, int rows, const float* raw, const float* scale, float* u_block,
@@ -170,26 +170,28 @@ void winograd_multiply_all(const WinogradGeo& geo, const float* u, const float* 
   }
 }
 
-void winograd_multiply_streamed(const WinogradGeo& geo_in, WinogradPanelSource& source, const float* bias, Activation act,
+void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& source, const float* bias, Activation act,
                                 float* out, int threads, float* workspace, float* weight_scratch,
                                 const WinogradOps* o) {
-  // One filter panel per pass: G panels of U per thread did not pay here (made per image, they
-  // no longer fit the cache they are used from; yolov4-tiny measured the same for 1 to 8).
-  WinogradGeo geo = geo_in;
-  geo.group = 1;
+  // geo.group filter panels per pass, as multiply_all: each thread makes a pass's panels of U one
+  // after another in its own scratch (their raw weights read at once), then goes over V once for
+  // all of them, so V (megabytes: more than a core's L2 cache at 26x26 and 13x13) is read once
+  // per pass instead of once per filter panel. The planner sizes the group (conv_choice.cpp).
   const WinogradOps& ops = o ? *o : winograd_ops();
   const KernelInfo& kern = winograd_kernel(geo);
   const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
+  const int group = std::max(1, geo.group), passes = (f_panels + group - 1) / group;
   const size_t u_floats = size_t(geo.n2()) * kMR * geo.channels;
-  const size_t per_thread = u_floats + size_t(9) * kMR * geo.channels;
+  const size_t per_thread = size_t(group) * (u_floats + size_t(9) * kMR * geo.channels);
   float* scratch = workspace + size_t(panels) * v_panel_floats(geo, nr);
 #pragma omp parallel for num_threads(used_threads(threads)) schedule(dynamic)
-  for (int q = 0; q < f_panels; ++q) {
+  for (int pass = 0; pass < passes; ++pass) {
     const size_t tid = size_t(thread_id());
     float* u = weight_scratch + per_thread * tid;
-    if (!source.panel(q, u, u + u_floats)) continue;
-    multiply_pass(geo, ops, kern, workspace, [&](int) { return u; }, size_t(kMR) * geo.channels, q, 1, bias, act, out,
-                  scratch + m_floats(geo, nr) * tid);
+    const int q0 = pass * group, qn = std::min(group, f_panels - q0);
+    if (!source.panels(q0, qn, u, u_floats, u + size_t(group) * u_floats)) continue;
+    multiply_pass(geo, ops, kern, workspace, [&](int qi) { return u + size_t(qi) * u_floats; }, size_t(kMR) * geo.channels,
+                  q0, qn, bias, act, out, scratch + pass_products(geo, nr) * tid);
   }
 }
 

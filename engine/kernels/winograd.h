@@ -75,8 +75,8 @@ size_t winograd_u_floats(const WinogradGeo& geo, int filters);
 size_t winograd_panel_workspace_floats(const WinogradGeo& geo, int threads);
 // Scratch of the whole-input way: V of every tile plus each thread's product tiles.
 size_t winograd_input_workspace_floats(const WinogradGeo& geo, int threads);
-// What each thread of the streamed whole-input way holds of the weights: one filter panel's U
-// and its raw rows.
+// What each thread of the streamed whole-input way holds of the weights: the U of a pass's
+// geo.group filter panels and their raw rows.
 size_t winograd_stream_weight_floats(const WinogradGeo& geo, int threads);
 
 // Transforms `rows` (<= kMR) filters of raw 3x3 weights (rows x channels x 9, Darknet order)
@@ -91,9 +91,9 @@ void winograd_conv_whole_weights(const WinogradGeo& geo, const float* in, const 
                                  const WinogradOps* ops = nullptr);
 
 // The whole-input way: transform the input into the front of `workspace` (first step), then
-// multiply by every filter, from a whole U (multiply_all) or from U made panel by panel as each
-// thread gets to it (multiply_streamed: no barrier between panels, each thread reads and
-// transforms its own filters into `weight_scratch`, winograd_stream_weight_floats).
+// multiply by every filter, from a whole U (multiply_all) or from U made pass by pass as each
+// thread gets to it (multiply_streamed: no barrier between passes, each thread reads and
+// transforms its own geo.group filter panels into `weight_scratch`, winograd_stream_weight_floats).
 void winograd_transform_input(const WinogradGeo& geo, const float* in, float* workspace, int threads,
                               const WinogradOps* ops = nullptr);
 void winograd_multiply_all(const WinogradGeo& geo, const float* u, const float* bias, Activation act, float* out,
@@ -105,6 +105,13 @@ class WinogradPanelSource {
  public:
   virtual ~WinogradPanelSource() = default;
   virtual bool panel(int q, float* u_panel, float* raw) = 0;
+  // Panels q0 .. q0 + count - 1, panel i's U at u + i * u_stride, with `raw` as room for all their
+  // raw weights: a source that reads a file can fetch them with one read (panels(): one by one).
+  virtual bool panels(int q0, int count, float* u, size_t u_stride, float* raw) {
+    for (int i = 0; i < count; ++i)
+      if (!panel(q0 + i, u + size_t(i) * u_stride, raw)) return false;
+    return true;
+  }
 };
 void winograd_multiply_streamed(const WinogradGeo& geo, WinogradPanelSource& source, const float* bias, Activation act,
                                 float* out, int threads, float* workspace, float* weight_scratch,

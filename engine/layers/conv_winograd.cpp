@@ -101,23 +101,30 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
 
 namespace {
 
-// Reads, scales and transforms one filter panel for the streamed whole-input way. Called from
-// several threads at once (ParamSource::read allows it); the first error is kept.
+// Reads, scales and transforms filter panels for the streamed whole-input way: a pass's panels
+// with one read (consecutive filters lie one after another in the file). Called from several
+// threads at once (ParamSource::read allows it); the first error is kept.
 class StreamedPanels : public kernels::WinogradPanelSource {
  public:
   StreamedPanels(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo& geo, const float* scale)
       : l_(l), io_(io), geo_(geo), scale_(scale) {}
-  bool panel(int q, float* u_panel, float* raw) override {
-    const int per_filter = l_.in.c * 9, first = q * kernels::kMR, r = std::min(kernels::kMR, l_.filters - first);
+  bool panel(int q, float* u_panel, float* raw) override { return panels(q, 1, u_panel, 0, raw); }
+  bool panels(int q0, int count, float* u, size_t u_stride, float* raw) override {
+    const int per_filter = l_.in.c * 9, first = q0 * kernels::kMR;
+    const int last = std::min(l_.filters, (q0 + count) * kernels::kMR);
     const size_t wbase = size_t(l_.filters) * (l_.batch_normalize ? 4 : 1);
-    Status st = io_.params->read(wbase + size_t(first) * per_filter, raw, size_t(r) * per_filter);
+    Status st = io_.params->read(wbase + size_t(first) * per_filter, raw, size_t(last - first) * per_filter);
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (status_.ok()) status_ = std::move(st);
       return false;
     }
-    kernels::winograd_transform_weights(geo_, r, raw, scale_ ? scale_ + first : nullptr, u_panel,
-                                        size_t(kernels::kMR) * l_.in.c, 0);
+    for (int i = 0; i < count; ++i) {
+      const int f = first + i * kernels::kMR, r = std::min(kernels::kMR, l_.filters - f);
+      kernels::winograd_transform_weights(geo_, r, raw + size_t(i) * kernels::kMR * per_filter,
+                                          scale_ ? scale_ + f : nullptr, u + size_t(i) * u_stride,
+                                          size_t(kernels::kMR) * l_.in.c, 0);
+    }
     return true;
   }
   Status status() {

@@ -131,6 +131,21 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
       kernels::winograd_multiply_streamed(g, source, bias.data(), Activation::kLeaky, out3.data(), 2, ws2.data(),
                                           wscratch.data());
       CHECK(std::memcmp(out3.data(), out2.data(), out2.size() * sizeof(float)) == 0);
+      // Streamed, several filter panels per pass (each thread makes a pass's U, then goes over V
+      // once): the same bits as one panel per pass, at 1, 2 and 3 threads.
+      for (int group : {2, 3, 8})
+        for (int threads : {1, 2, 3}) {
+          kernels::WinogradGeo gg = g;
+          gg.group = group;
+          std::vector<float> wsg(kernels::winograd_input_workspace_floats(gg, threads));
+          std::vector<float> wscratch_g(kernels::winograd_stream_weight_floats(gg, threads), -5.f);
+          std::vector<float> outg(want.size(), 77.f);
+          kernels::winograd_transform_input(gg, in.data(), wsg.data(), threads);
+          kernels::winograd_multiply_streamed(gg, source, bias.data(), Activation::kLeaky, outg.data(), threads,
+                                              wsg.data(), wscratch_g.data());
+          INFO("streamed, group " << group << ", " << threads << " threads");
+          CHECK(std::memcmp(outg.data(), out2.data(), out2.size() * sizeof(float)) == 0);
+        }
 
       // Every instruction-set variant of the per-tile work gives the generic variant's bits.
       std::vector<float> generic_out(want.size(), 0.f);
@@ -200,15 +215,19 @@ TEST_CASE("Winograd layers equal the reference path, every way, and stay within 
   const std::string wpath = std::string(MDFI_TEST_TMP) + "/winograd.weights";
   REQUIRE(generate_weights(*net, wpath, 5).ok());
   const Outputs ref = run_once(*net, wpath, true, nullptr);
-  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4})
-    for (bool whole_input : {false, true}) {
+  for (WinogradMode mode : {WinogradMode::kF2, WinogradMode::kF4}) {
+    Outputs one_panel;  // streamed whole input, one filter panel per pass
+    for (int way : {0, 1, 2}) {
+      const bool whole_input = way > 0;
       // Every candidate (layers 1, 3 and 4; layer 0 has 3 channels, layer 5 is 1x1) forced into
-      // one way, whatever the planner would pick.
+      // one way, whatever the planner would pick; way 2 makes the streamed weights 3 filter
+      // panels per pass (StreamedPanels reads each pass's raw rows at once).
       choose_conv_algorithms(*net, ConvChoice{mode, size_t(1) << 30, true});
       int forced = 0;
       for (auto& l : net->layers)
         if (auto* c = dynamic_cast<ConvLayer*>(l.get()); c && c->winograd) {
           c->winograd_whole_input = whole_input;
+          c->winograd_group = way == 2 ? 3 : 1;
           ++forced;
         }
       CHECK(forced == 3);
@@ -217,11 +236,15 @@ TEST_CASE("Winograd layers equal the reference path, every way, and stay within 
       REQUIRE(fast.layers.size() == ref.layers.size());
       for (size_t i = 0; i < ref.layers.size(); ++i) {
         INFO("layer " << i << (mode == WinogradMode::kF4 ? " F(4x4)" : " F(2x2)")
-                      << (whole_input ? " whole input" : " whole weights"));
+                      << (whole_input ? " whole input" : " whole weights") << (way == 2 ? ", 3 panels per pass" : ""));
         CHECK(relative_error(fast.layers[i], ref.layers[i]) < (mode == WinogradMode::kF4 ? 1e-4 : 1e-5));
         CHECK(fast.heap_peak[i] <= plan.layers[i].peak_bytes);
+        if (way == 2)
+          CHECK(std::memcmp(fast.layers[i].data(), one_panel.layers[i].data(), fast.layers[i].size() * 4) == 0);
       }
+      if (way == 1) one_panel = fast;
     }
+  }
 }
 
 TEST_CASE("kept Winograd weights (--keep-weights) give the streamed outputs on every image", "[layers][winograd]") {
