@@ -40,6 +40,10 @@ size_t ConvLayer::fast_resident_param_floats() const {
 
 // Below this many weights a layer is read and packed on the calling thread.
 constexpr size_t kParallelPackFloats = size_t(1) << 16;
+// Raw weight rows read at once before they are packed: WeightsFile::read's piece, so a large
+// layer makes no more system calls than one read of its whole range did, and the run is still
+// in the core's L2 cache when it is packed.
+constexpr size_t kPackRunBytes = size_t(256) << 10;
 
 // Threads that read and pack weight rows, each into its own kMR-row buffer: never more than the
 // plan assumed, so the prediction above holds for any --threads.
@@ -121,26 +125,29 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
     MDFI_ASSIGN_OR_RETURN(auto rows, Buffer::make(*io.mem, size_t(pt) * kernels::kMR * K, MemCategory::kWeights, "conv weight rows"));
     const int m_panels = (M + kernels::kMR - 1) / kernels::kMR;
     const int tasks = groups * m_panels;
-    // Each thread reads its whole range of raw rows with one pread, straight into the packed
-    // buffer: a panel of packed rows occupies exactly the floats its raw rows did (every group
-    // starts at a panel boundary: one group, or whole panels per group). Each panel is then
-    // copied out to the thread's row buffer and packed back in place. One system call per thread
-    // instead of one per panel: on a VM a pread costs microseconds, and Yolo-Fastest has 600 panels.
+    // Each thread reads its range of raw rows straight into the packed buffer, a run of panels
+    // (kPackRunBytes) per read: a panel of packed rows occupies exactly the floats its raw rows
+    // did (every group starts at a panel boundary: one group, or whole panels per group). Each
+    // panel is then copied out to the thread's row buffer and packed back in place while the run
+    // is still in the core's cache (one read of a thread's whole range left a 13x13 YOLOv3
+    // layer's 9 MB to come back from memory). Small layers still take one read per thread: on a
+    // VM a pread costs microseconds, and Yolo-Fastest has 600 panels.
     const bool in_place = groups == 1 || M % kernels::kMR == 0;
+    const int run_panels = std::max<int>(1, int(kPackRunBytes / (size_t(kernels::kMR) * K * sizeof(float))));
     std::vector<Status> errors(size_t(pt), Status::Ok());
     auto pack_range = [&](int tid, int t_begin, int t_end) {
       float* own = rows.data() + size_t(tid) * kernels::kMR * K;
-      if (in_place && t_begin < t_end) {
-        const size_t f_begin = size_t(t_begin / m_panels) * M + size_t(t_begin % m_panels) * kernels::kMR;
-        const int last = t_end - 1;
-        const size_t f_end = size_t(last / m_panels) * M + std::min(M, (last % m_panels + 1) * kernels::kMR);
-        Status st = io.params->read(wbase + f_begin * K, packed.data() + f_begin * K, (f_end - f_begin) * K);
-        if (!st.ok()) {
-          errors[size_t(tid)] = std::move(st);
-          return;
-        }
-      }
       for (int t = t_begin; t < t_end; ++t) {
+        if (in_place && (t - t_begin) % run_panels == 0) {
+          const int last = std::min(t_end, t + run_panels) - 1;
+          const size_t f_begin = size_t(t / m_panels) * M + size_t(t % m_panels) * kernels::kMR;
+          const size_t f_end = size_t(last / m_panels) * M + std::min(M, (last % m_panels + 1) * kernels::kMR);
+          Status st = io.params->read(wbase + f_begin * K, packed.data() + f_begin * K, (f_end - f_begin) * K);
+          if (!st.ok()) {
+            errors[size_t(tid)] = std::move(st);
+            return;
+          }
+        }
         const int g = t / m_panels, m0 = (t % m_panels) * kernels::kMR;
         const int r = std::min(kernels::kMR, M - m0);
         const size_t f0 = size_t(g) * M + m0;
