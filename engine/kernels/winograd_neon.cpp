@@ -181,48 +181,120 @@ void input_tiles(const WinogradGeo& geo, const float* in, int panel, int nr, flo
   }
 }
 
+// Stores the first `w` (1..4) floats of v at p.
+inline void store_first(float* p, float32x4_t v, int w) {
+  if (w == 4) {
+    vst1q_f32(p, v);
+    return;
+  }
+  if (w >= 2) vst1_f32(p, vget_low_f32(v));
+  if (w == 1) vst1q_lane_f32(p, v, 0);
+  if (w == 3) vst1q_lane_f32(p + 2, v, 2);
+}
+
 // The products of one tile panel and one filter panel through the output transform, bias and
-// activation into `out`: output_panel<M>'s layout and edge rules.
-template <int M>
-void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
+// activation into `out`: output_panel<M>'s layout and edge rules. Per four tiles: the column pass
+// over all n columns, then the row pass one output row at a time. With a vector activation each
+// output row of the four tiles is stored straight from the row pass: four tiles side by side in
+// one tile row and inside the map by one ST4 / ST2; otherwise (a tile row ends among them, or a
+// tile reaches past the map's right or bottom edge) transposed into each tile's row and stored
+// tile by tile, as much of it as lies inside. Other activations go through the staging array `y`
+// and the scatter below. (Before, every group went through `y`, and its 16 + 24 vectors live at
+// once made GCC spill them and reload the leaky constants: 10.8 instructions per output pixel on
+// yolov3-tiny's F(4x4) layers.)
+// NR: the panel width when it is known at compile time (then the n^2 loads of a group are one base
+// register and immediate offsets: with a run-time stride GCC kept n^2 pointers, most on the stack).
+template <int M, int NR>
+void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr_arg, int f_first, int t_first, const float* bias,
                   Activation act, float* out) {
   constexpr int n = M + 2;
+  const int nr = NR ? NR : nr_arg;
   const int rows = std::min(kMR, geo.filters - f_first), cols = std::min(nr, geo.tiles() - t_first);
   const int tx_count = geo.tiles_x(), OH = geo.out_h, OW = geo.out_w;
   const int groups = (cols + 3) / 4;
   const bool vector_act = act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu;
+  // Per group: `side`: four tiles side by side in one tile row, all inside the map (one ST4 / ST2
+  // per output row at `at[g][0]`); else per tile k: its first output pixel `at`, the columns
+  // `wide` and rows `high` of it inside the map (0 for a tile past the panel's last).
+  long at[kMaxNR / 4][4];
+  int wide[kMaxNR / 4][4], high[kMaxNR / 4][4];
+  bool side[kMaxNR / 4];
+  for (int g = 0; g < groups && vector_act; ++g) {
+    const int t = t_first + 4 * g, tx = t % tx_count, oy = (t / tx_count) * M;
+    side[g] = 4 * g + 4 <= cols && tx + 4 <= tx_count && (tx + 4) * M <= OW && oy + M <= OH;
+    for (int k = 0; k < 4; ++k) {
+      const int tk = t + k, txk = tk % tx_count, oyk = (tk / tx_count) * M;
+      const bool real = 4 * g + k < cols;
+      at[g][k] = long(oyk) * OW + long(txk) * M;
+      wide[g][k] = real ? std::min(M, OW - txk * M) : 0;
+      high[g][k] = real ? std::min(M, OH - oyk) : 0;
+    }
+  }
   alignas(64) float y[M * M][kMaxNR];
   const leaky_fast::Consts leaky;
   for (int i = 0; i < rows; ++i) {
     const float b = bias ? bias[f_first + i] : 0.f;
+    const float32x4_t bv = vdupq_n_f32(b);
     float* plane = out + size_t(f_first + i) * OH * OW;
     const float* m0 = mbuf + size_t(i) * nr;  // element p of tile j at m0[p * kMR * nr + j]
     const size_t ps = size_t(kMR) * nr;
     for (int g = 0; g < groups; ++g) {
-      float32x4_t tv[M * n], yv[M * M];
+      float32x4_t tv[M * n];
       MDFI_WINO_UNROLL for (int x = 0; x < n; ++x) {  // loaded column by column, as in the input pass
         float32x4_t col[n];
-        MDFI_WINO_UNROLL for (int y = 0; y < n; ++y) col[y] = vld1q_f32(m0 + (y * n + x) * ps + 4 * g);
+        MDFI_WINO_UNROLL for (int yy = 0; yy < n; ++yy) col[yy] = vld1q_f32(m0 + (yy * n + x) * ps + 4 * g);
         out_vec<M>(col, 1, tv + x, n);
       }
-      MDFI_WINO_UNROLL for (int r = 0; r < M; ++r) out_vec<M>(tv + r * n, 1, yv + r * M, 1);
-      if (act == Activation::kLeaky) {
-        // leaky_fast.h's four instructions a vector; the group again on double lanes (finish)
-        // when a value lies below its range.
-        const float32x4_t bv = vdupq_n_f32(b);
-        int32x4_t mn = leaky_fast::min_start();
-        float32x4_t r[M * M];
-        MDFI_WINO_UNROLL for (int k = 0; k < M * M; ++k) r[k] = leaky_fast::apply(vaddq_f32(yv[k], bv), leaky, mn);
-        if (!leaky_fast::exact(mn))
-          for (int k = 0; k < M * M; ++k) r[k] = finish(yv[k], b, act);
-        for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], r[k]);
-        continue;
+      MDFI_WINO_UNROLL for (int r = 0; r < M; ++r) {
+        float32x4_t yv[M];
+        out_vec<M>(tv + r * n, 1, yv, 1);
+        if (!vector_act) {
+          for (int s = 0; s < M; ++s) vst1q_f32(&y[r * M + s][4 * g], yv[s]);
+          continue;
+        }
+        if (act == Activation::kLeaky) {
+          // leaky_fast.h's four instructions a vector; the row again on double lanes (finish)
+          // when a value lies below its range.
+          int32x4_t mn = leaky_fast::min_start();
+          float32x4_t res[M];
+          MDFI_WINO_UNROLL for (int s = 0; s < M; ++s) res[s] = leaky_fast::apply(vaddq_f32(yv[s], bv), leaky, mn);
+          if (!leaky_fast::exact(mn))
+            for (int s = 0; s < M; ++s) res[s] = finish(yv[s], b, act);
+          MDFI_WINO_UNROLL for (int s = 0; s < M; ++s) yv[s] = res[s];
+        } else {
+          MDFI_WINO_UNROLL for (int s = 0; s < M; ++s) yv[s] = finish(yv[s], b, act);
+        }
+        const size_t ro = size_t(r) * OW;
+        if (side[g]) {  // ST4 (ST2) interleaves the four (two) columns of four tiles into one output row.
+          if constexpr (M == 4) vst4q_f32(plane + at[g][0] + ro, (float32x4x4_t{{yv[0], yv[1], yv[2], yv[3]}}));
+          else vst2q_f32(plane + at[g][0] + ro, (float32x4x2_t{{yv[0], yv[1]}}));
+          continue;
+        }
+        // Lane k of yv[s] is tile k's column s: transposed, each tile's row r.
+        float32x4_t tr[4];
+        if constexpr (M == 4) {
+          const float64x2_t a0 = vreinterpretq_f64_f32(vtrn1q_f32(yv[0], yv[1]));
+          const float64x2_t a1 = vreinterpretq_f64_f32(vtrn2q_f32(yv[0], yv[1]));
+          const float64x2_t a2 = vreinterpretq_f64_f32(vtrn1q_f32(yv[2], yv[3]));
+          const float64x2_t a3 = vreinterpretq_f64_f32(vtrn2q_f32(yv[2], yv[3]));
+          tr[0] = vreinterpretq_f32_f64(vtrn1q_f64(a0, a2));
+          tr[1] = vreinterpretq_f32_f64(vtrn1q_f64(a1, a3));
+          tr[2] = vreinterpretq_f32_f64(vtrn2q_f64(a0, a2));
+          tr[3] = vreinterpretq_f32_f64(vtrn2q_f64(a1, a3));
+        } else {
+          const float32x4_t lo = vzip1q_f32(yv[0], yv[1]), hi = vzip2q_f32(yv[0], yv[1]);
+          tr[0] = lo;
+          tr[1] = vextq_f32(lo, lo, 2);
+          tr[2] = hi;
+          tr[3] = vextq_f32(hi, hi, 2);
+        }
+        for (int k = 0; k < 4; ++k)
+          if (r < high[g][k]) store_first(plane + at[g][k] + ro, tr[k], wide[g][k]);
       }
-      for (int k = 0; k < M * M; ++k) vst1q_f32(&y[k][4 * g], vector_act ? finish(yv[k], b, act) : yv[k]);
     }
-    if (!vector_act)
-      for (int k = 0; k < M * M; ++k)
-        for (int j = 0; j < cols; ++j) y[k][j] = activate_one(y[k][j] + b, act);
+    if (vector_act) continue;
+    for (int k = 0; k < M * M; ++k)
+      for (int j = 0; j < cols; ++j) y[k][j] = activate_one(y[k][j] + b, act);
     for (int j = 0; j < cols;) {
       const int t = t_first + j, oy = (t / tx_count) * M, tx = t % tx_count;
       const int len = std::min(cols - j, tx_count - tx);
@@ -231,24 +303,7 @@ void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr, int f_first
       const int full = (tx + len) * M <= OW ? len : len - 1;
       for (int r = 0; r < h; ++r) {
         float* o = plane + size_t(oy + r) * OW + size_t(tx) * M;
-        int q = 0;
-        // ST4 (ST2) interleaves the four (two) columns of four tiles into one output row.
-        for (; q + 4 <= full; q += 4) {
-          if constexpr (M == 4) {
-            float32x4x4_t s;
-            s.val[0] = vld1q_f32(&y[r * M][j + q]);
-            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
-            s.val[2] = vld1q_f32(&y[r * M + 2][j + q]);
-            s.val[3] = vld1q_f32(&y[r * M + 3][j + q]);
-            vst4q_f32(o + q * M, s);
-          } else {
-            float32x4x2_t s;
-            s.val[0] = vld1q_f32(&y[r * M][j + q]);
-            s.val[1] = vld1q_f32(&y[r * M + 1][j + q]);
-            vst2q_f32(o + q * M, s);
-          }
-        }
-        for (; q < full; ++q)
+        for (int q = 0; q < full; ++q)
           for (int s = 0; s < M; ++s) o[q * M + s] = y[r * M + s][j + q];
         for (int s = 0; s < OW - (tx + full) * M && full < len; ++s) o[full * M + s] = y[r * M + s][j + full];
       }
@@ -356,8 +411,16 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
         for (int k = 0; k < 9; ++k) gv[k] = vld1q_f32(&g[cc][k][h]);
         weight_taps<M>(gv, &t[0][cc][h], kPlane);
       }
-    for (int k = 0; k < n * n; ++k)
-      std::memcpy(dst + size_t(k) * plane_stride + size_t(c0) * kMR, t[k], size_t(cn) * kMR * sizeof(float));
+    // t to U, plane by plane, inline: a memcpy call per plane (512 bytes) cost about twice this
+    // (glibc's generic copy loop), with weights streamed for every U float of every image.
+    const int floats = cn * kMR;  // a multiple of kMR = 8
+    for (int k = 0; k < n * n; ++k) {
+      float* to = dst + size_t(k) * plane_stride + size_t(c0) * kMR;
+      const float* from = t[k][0];
+      int f = 0;
+      for (; f + 16 <= floats; f += 16) vst1q_f32_x4(to + f, vld1q_f32_x4(from + f));
+      if (f < floats) vst1q_f32_x2(to + f, vld1q_f32_x2(from + f));
+    }
   }
 }
 
@@ -376,8 +439,14 @@ void input(const WinogradGeo& geo, const float* in, int panel, int nr, float* ds
 void output(const WinogradGeo& geo, const float* mbuf, int nr, int f_first, int t_first, const float* bias,
             Activation act, float* out) {
   if (nr % 4 != 0) output_panel(geo, mbuf, nr, f_first, t_first, bias, act, out);
-  else if (geo.m == 4) output_tiles<4>(geo, mbuf, nr, f_first, t_first, bias, act, out);
-  else output_tiles<2>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  else if (geo.m == 4) {
+    if (nr == 12) output_tiles<4, 12>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+    else output_tiles<4, 0>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  } else if (nr == 12) {
+    output_tiles<2, 12>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  } else {
+    output_tiles<2, 0>(geo, mbuf, nr, f_first, t_first, bias, act, out);
+  }
 }
 
 }  // namespace wino_neon

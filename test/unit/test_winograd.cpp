@@ -169,6 +169,26 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
                                              ws.data(), ops);
         INFO(name);
         CHECK(std::memcmp(isa_out.data(), generic_out.data(), isa_out.size() * sizeof(float)) == 0);
+        // The other activations (each variant's output pass has a path per kind: vector linear,
+        // relu, leaky; the rest per value), and leaky on values so small that the fast leaky
+        // must fall back to Darknet's double product (|x| < 2^-119): same bits as generic.
+        std::vector<float> tiny_in(in), tiny_bias(bias);
+        for (float& v : tiny_in) v *= 1e-37f;
+        for (float& v : tiny_bias) v *= 1e-37f;
+        struct Run {
+          Activation act;
+          const std::vector<float>*input, *b;
+        };
+        for (const Run& run : {Run{Activation::kLinear, &in, &bias}, Run{Activation::kRelu, &in, &bias},
+                               Run{Activation::kLogistic, &in, &bias}, Run{Activation::kLeaky, &tiny_in, &tiny_bias}}) {
+          std::vector<float> want_act(want.size(), 0.f), got_act(want.size(), 1.f);
+          kernels::winograd_conv_whole_weights(g, run.input->data(), u.data(), run.b->data(), run.act, want_act.data(),
+                                               2, ws.data(), kernels::find_winograd_ops("generic"));
+          kernels::winograd_conv_whole_weights(g, run.input->data(), u.data(), run.b->data(), run.act, got_act.data(), 2,
+                                               ws.data(), ops);
+          INFO("activation " << int(run.act));
+          CHECK(std::memcmp(got_act.data(), want_act.data(), got_act.size() * sizeof(float)) == 0);
+        }
       }
     }
 }
