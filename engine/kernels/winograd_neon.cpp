@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "leaky_fast.h"
 #include "winograd.h"
@@ -379,24 +380,32 @@ void weights_neon(const WinogradGeo& geo, int rows, const float* raw, const floa
         const float32x4_t sc = scale ? vld1q_f32(scale + i0) : vdupq_n_f32(1.f);
         const float* w0 = raw + (size_t(i0) * C + c0) * 9;
         const size_t fs = size_t(C) * 9;  // one filter to the next
-        for (; cc + 4 <= cn; cc += 4) {
-          float32x4_t x[36];  // element 4q + e of the four channels' 36: channel (4q + e) / 9, tap (4q + e) % 9
-          MDFI_WINO_UNROLL for (int q = 0; q < 9; ++q) {
-            const float* w = w0 + size_t(cc) * 9 + 4 * q;
-            const float32x4_t a0 = vld1q_f32(w), a1 = vld1q_f32(w + fs), a2 = vld1q_f32(w + 2 * fs),
-                              a3 = vld1q_f32(w + 3 * fs);
-            const float32x4_t b0 = vtrn1q_f32(a0, a1), b1 = vtrn2q_f32(a0, a1), b2 = vtrn1q_f32(a2, a3),
-                              b3 = vtrn2q_f32(a2, a3);
-            float32x4_t* xq = x + 4 * q;
-            xq[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            xq[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            xq[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
-            xq[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
-            if (scale)
-              MDFI_WINO_UNROLL for (int e = 0; e < 4; ++e) xq[e] = vmulq_f32(xq[e], sc);
+        // Scaled or not as a compile-time choice: a branch inside the block split it, and GCC
+        // then kept x on the stack across the branches.
+        const auto block = [&](auto scaled) {
+          for (; cc + 4 <= cn; cc += 4) {
+            float32x4_t x[36];  // element 4q + e of the four channels' 36: channel (4q + e) / 9, tap (4q + e) % 9
+            // Channel c's taps are x[9c .. 9c + 8]: each channel is transformed as soon as its
+            // last transpose is made (after q = 2, 4, 6, 8).
+            MDFI_WINO_UNROLL for (int q = 0; q < 9; ++q) {
+              const float* w = w0 + size_t(cc) * 9 + 4 * q;
+              const float32x4_t a0 = vld1q_f32(w), a1 = vld1q_f32(w + fs), a2 = vld1q_f32(w + 2 * fs),
+                                a3 = vld1q_f32(w + 3 * fs);
+              const float32x4_t b0 = vtrn1q_f32(a0, a1), b1 = vtrn2q_f32(a0, a1), b2 = vtrn1q_f32(a2, a3),
+                                b3 = vtrn2q_f32(a2, a3);
+              float32x4_t* xq = x + 4 * q;
+              xq[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+              xq[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+              xq[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b0), vreinterpretq_f64_f32(b2)));
+              xq[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(b1), vreinterpretq_f64_f32(b3)));
+              if constexpr (decltype(scaled)::value)
+                MDFI_WINO_UNROLL for (int e = 0; e < 4; ++e) xq[e] = vmulq_f32(xq[e], sc);
+              if (q >= 2 && q % 2 == 0) weight_taps<M>(x + 9 * (q / 2 - 1), &t[0][cc + q / 2 - 1][i0], kPlane);
+            }
           }
-          MDFI_WINO_UNROLL for (int c = 0; c < 4; ++c) weight_taps<M>(x + 9 * c, &t[0][cc + c][i0], kPlane);
-        }
+        };
+        if (scale) block(std::true_type{});
+        else block(std::false_type{});
         done[i0 / 4] = cc;
       }
       for (int i = i0; i < i0 + quad; ++i) {  // what is left: channels past the last four, or < 4 filters
