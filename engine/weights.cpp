@@ -108,7 +108,23 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static uint32_t exponent_all_ones(const unsigned char* bytes, size_t from, size_t to) {
   uint32_t all_ones = 0;
-#if defined(__ARM_NEON) || defined(__aarch64__)
+#if defined(__aarch64__)
+  // aarch64: acc + x * 0 (FMLA) stays +0 for every finite x (x * 0 is +-0 exactly, +0 + -0 is
+  // +0) and becomes NaN for an infinity or a NaN and stays NaN: one LD1 of four vectors and four
+  // FMLA per 16 floats (the AND/UMAX loop below took 13 instructions). Four accumulators, so the
+  // FMLA do not wait on each other.
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  float32x4_t acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
+  for (; from + 16 <= to; from += 16) {
+    const float32x4x4_t v = vld1q_f32_x4(reinterpret_cast<const float*>(bytes + from * 4));
+    acc0 = vfmaq_f32(acc0, v.val[0], zero);
+    acc1 = vfmaq_f32(acc1, v.val[1], zero);
+    acc2 = vfmaq_f32(acc2, v.val[2], zero);
+    acc3 = vfmaq_f32(acc3, v.val[3], zero);
+  }
+  const float32x4_t acc = vaddq_f32(vaddq_f32(acc0, acc1), vaddq_f32(acc2, acc3));
+  all_ones = uint32_t(vmaxvq_u32(vmvnq_u32(vceqq_f32(acc, acc))) != 0);  // a NaN lane
+#elif defined(__ARM_NEON)
   // ARM: the largest masked exponent of 16 floats a step (four loads, four ANDs, four UMAX): under
   // an instruction a float where the compiled compare-and-OR took 1.75 (yolov3-tiny's
   // 8.9 M weights are checked for every image when they stream).

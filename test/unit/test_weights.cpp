@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "network.h"
 #include "support.h"
@@ -461,4 +463,32 @@ TEST_CASE("every real model in ../shared/models validates against its cfg", "[we
       CHECK(lp.read(n - v.size(), v.data(), v.size()).ok());
     }
   }
+}
+
+TEST_CASE("WeightsFile::read refuses a NaN or infinity at every position of a vector step and the tail, "
+          "and keeps every finite value",
+          "[weights]") {
+  // The finite check runs 16 floats a step on ARM (weights.cpp): one bad value at each of the
+  // first 16 positions, at a step past the first and in the tail (37 floats: two steps and 5).
+  const std::string dir = tmp_dir("weights-finite");
+  constexpr size_t kN = 37;
+  const float bad[] = {std::nanf(""), -std::nanf(""), INFINITY, -INFINITY};
+  // Finite extremes pass: the largest float, denormals, -0.
+  const float edge[] = {FLT_MAX, -FLT_MAX, 1e-45f, -1e-45f, -0.f, 1e30f};
+  std::vector<float> got(kN);
+  for (size_t at = 0; at < kN; ++at)
+    for (const float v : bad) {
+      std::string b = header64(0, 2, 0, 0);
+      for (size_t i = 0; i < kN; ++i) put_f32(b, i == at ? v : edge[i % 6]);
+      auto wf = WeightsFile::open(write_file(dir, "bad.weights", b));
+      REQUIRE(wf.ok());
+      INFO("position " << at << " value " << v);
+      CHECK_FALSE(wf->read(0, got.data(), kN, 0, "conv").ok());
+    }
+  std::string b = header64(0, 2, 0, 0);
+  for (size_t i = 0; i < kN; ++i) put_f32(b, edge[i % 6]);
+  auto wf = WeightsFile::open(write_file(dir, "edge.weights", b));
+  REQUIRE(wf.ok());
+  REQUIRE(wf->read(0, got.data(), kN, 0, "conv").ok());
+  for (size_t i = 0; i < kN; ++i) CHECK(std::memcmp(&got[i], &edge[i % 6], 4) == 0);
 }
