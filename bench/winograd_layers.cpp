@@ -7,29 +7,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <vector>
 
+#include "best_of.h"
 #include "kernels/sgemm.h"
 #include "kernels/winograd.h"
 
 using namespace mdfi::kernels;
 
-static double cpu_s() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
 template <class F>
 static double best_ms(F f, int reps) {
-  double b = 1e9;
-  for (int r = 0; r < reps; ++r) {
-    const double t = cpu_s();
-    f();
-    b = std::min(b, cpu_s() - t);
-  }
-  return b * 1e3;
+  return mdfi::bench::best_ms(mdfi::bench::process_cpu_ms, f, reps);
 }
 
 int main(int argc, char** argv) {

@@ -9,13 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <vector>
 
+#include "best_of.h"
 #include "kernels/sgemm.h"
 #include "kernels/winograd.h"
 
@@ -23,23 +22,10 @@ using namespace mdfi::kernels;
 
 // CPU_TIME=1: the process's CPU time (with OMP_WAIT_POLICY=passive, the work of all threads, waits
 // excluded), else wall time.
-static double now_ms() {
-  static const bool cpu = std::getenv("CPU_TIME") && *std::getenv("CPU_TIME") == '1';
-  if (!cpu) return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
-}
-
 template <class F>
 static double best_ms(F f, int reps) {
-  double b = 1e9;
-  for (int r = 0; r < reps; ++r) {
-    const double t = now_ms();
-    f();
-    b = std::min(b, now_ms() - t);
-  }
-  return b;
+  static const bool cpu = std::getenv("CPU_TIME") && *std::getenv("CPU_TIME") == '1';
+  return mdfi::bench::best_ms(cpu ? mdfi::bench::process_cpu_ms : mdfi::bench::wall_ms, f, reps);
 }
 
 namespace {
