@@ -108,6 +108,31 @@ TEST_CASE("cli #1: an output path that is an input is refused, the photo stays b
   CHECK(slurp(d2) == before);
 }
 
+TEST_CASE("cli: a cfg or weights file where images go is refused as a mistake of order, naming the file", "[cli]") {
+  const std::string cfg = detector_cfg(), weights = detector_weights();
+  struct Case {
+    std::string args, file, option;
+  } cases[] = {
+      {q(weights) + " " + q(cfg) + " " + q(kDog), weights, "-w"},     // Darknet's form, swapped
+      {"-t 0.5 " + q(cfg) + " " + q(weights) + " " + q(kDog), cfg, "-c"},  // an option before it
+      {"-c " + q(cfg) + " " + q(kDog) + " " + q(weights), weights, "-w"},  // the weights left positional
+  };
+  for (const Case& c : cases) {
+    auto r = run_command(bin() + " detect " + c.args);
+    INFO(c.args << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.file + ": ") != std::string::npos);
+    CHECK(r.err.find("not an image: give it with " + c.option) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  // Darknet's own order still runs (writing predictions.jpg where it runs, as Darknet does).
+  const std::string dir = tmp_dir("cli_order");
+  auto ok = run_command("cd " + q(dir) + " && " + bin() + " detect " + q(cfg) + " " + q(weights) + " " + q(kDog) +
+                        " -thresh 0.5");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+}
+
 TEST_CASE("cli #13: an interrupted batch keeps its finished records, --resume completes it", "[cli]") {
   const std::string dir = tmp_dir("cli_i13");
   const int n = 30;
