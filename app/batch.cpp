@@ -152,6 +152,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   const bool lazy = args.list == "-" || !args.stream.empty();
   if (args.list == "-" && ::isatty(STDIN_FILENO) && !quiet)
     std::fprintf(stderr, "mdfi: reading image paths from the terminal, one per line; end with Ctrl-D\n");
+  for (const std::string& p : args.images)
+    if (Status st = refuse_model_file(p); !st.ok()) return report(st);
   std::istringstream no_stdin;
   auto inputs = expand_inputs(args.images, args.list == "-" ? "" : args.list, no_stdin);
   if (!inputs.ok()) return report(inputs.status());

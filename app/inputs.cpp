@@ -52,10 +52,7 @@ static Status add_path(const std::string& p, std::vector<std::string>& out) {
   return Status::Ok();
 }
 
-// A cfg, weights or data file where images go is a mistake of order, not an image that fails to
-// decode: Darknet users write `detect WEIGHTS CFG` or put options before `detect CFG WEIGHTS`, and
-// the run would otherwise load the default network and fail on its missing weights.
-static Status refuse_model_file(const std::string& p) {
+Status refuse_model_file(const std::string& p) {
   struct Kind {
     const char *ext, *what, *option;
   };
@@ -73,10 +70,7 @@ static Status refuse_model_file(const std::string& p) {
 Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& paths, const std::string& list_file,
                                                std::istream& list_stdin) {
   std::vector<std::string> out;
-  for (const std::string& p : paths) {
-    MDFI_RETURN_IF_ERROR(refuse_model_file(p));
-    MDFI_RETURN_IF_ERROR(add_path(p, out));
-  }
+  for (const std::string& p : paths) MDFI_RETURN_IF_ERROR(add_path(p, out));
   if (list_file.empty()) return out;
   std::ifstream file;
   std::istream* in = &list_stdin;

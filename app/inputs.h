@@ -15,6 +15,12 @@ namespace mdfi::app {
 // File name extensions (lower case, no dot) that a directory scan picks up.
 bool has_image_extension(const std::string& name);
 
+// A cfg, weights or data file among the positional paths is a mistake of order, not an image that
+// fails to decode: Darknet users write `detect WEIGHTS CFG` or put options before `detect CFG
+// WEIGHTS`, and the run would otherwise load the default network and fail on its missing weights.
+// A usage error naming the file and its option; OK for anything else.
+Status refuse_model_file(const std::string& path);
+
 // Order: the positional paths, then the list's lines. `list_stdin` serves "--list -".
 Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& paths, const std::string& list_file,
                                                std::istream& list_stdin);
