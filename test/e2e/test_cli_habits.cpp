@@ -125,6 +125,13 @@ TEST_CASE("cli: a cfg or weights file where images go is refused as a mistake of
     CHECK(r.err.find("not an image: give it with " + c.option) != std::string::npos);
     CHECK(r.out.empty());
   }
+  // A list line is an input like any other: that line fails as an image, the rest of the batch runs.
+  auto listed = run_command("printf '%s\\n%s\\n' " + q(weights) + " " + q(kDog) + " | " + bin() + " detect" + det_args() +
+                            "--format jsonl --list -");
+  INFO(listed.err);
+  CHECK(listed.exit_code == 3);
+  CHECK(lines_of(listed.out).size() == 2);
+  CHECK(listed.err.find("1 ok, 1 failed") != std::string::npos);
   // Darknet's own order still runs (writing predictions.jpg where it runs, as Darknet does).
   const std::string dir = tmp_dir("cli_order");
   auto ok = run_command("cd " + q(dir) + " && " + bin() + " detect " + q(cfg) + " " + q(weights) + " " + q(kDog) +
