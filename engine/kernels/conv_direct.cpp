@@ -73,7 +73,7 @@ void conv_direct(const KernelInfo& kernel, DirectJob job, Activation act, int th
   // As sgemm_packed: a finishing kernel applies bias and the activations it knows in registers.
   const bool fused = kernel.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
   job.finish = fused;
-  job.act = act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu : TileAct::kLinear;
+  job.act = tile_act(act);
   const int panels = (job.filters + kMR - 1) / kMR, rows = job.y1 - job.y0;
   threads = std::max(1, threads);
   // Threads take a grid of filter panels by output rows: panels first (each thread then reads

@@ -13,7 +13,9 @@
 #include <cstring>
 
 #include "depthwise.h"
+#include "sgemm.h"
 #include "target_region.h"
+#include "tile_finish_x86.h"
 
 namespace mdfi::kernels {
 
@@ -35,17 +37,8 @@ struct V8 {
   static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
   static T add(T a, T b) { return _mm256_add_ps(a, b); }
   static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
-  // Bias, then Darknet's activation exactly: leaky's .1 * x is a double product rounded to float.
-  static T finish(T v, float bias, Activation act) {
-    v = _mm256_add_ps(v, _mm256_set1_ps(bias));
-    const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
-    if (act == Activation::kRelu) return _mm256_mul_ps(v, _mm256_and_ps(positive, _mm256_set1_ps(1.f)));
-    if (act != Activation::kLeaky) return v;
-    const __m256d tenth = _mm256_set1_pd(.1);
-    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), tenth));
-    const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), tenth));
-    return _mm256_blendv_ps(_mm256_set_m128(hi, lo), v, positive);
-  }
+  // Bias, then Darknet's activation exactly (the SGEMM tiles' epilogue, so the same bits).
+  static T finish(T v, float bias, Activation act) { return finish_avx2(v, bias, tile_act(act)); }
 };
 
 #define DW_LEAKY 1
@@ -79,19 +72,7 @@ struct V16 {
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
-  static T finish(T v, float bias, Activation act) {
-    v = _mm512_add_ps(v, _mm512_set1_ps(bias));
-    const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    if (act == Activation::kRelu) return _mm512_mul_ps(v, _mm512_maskz_mov_ps(positive, _mm512_set1_ps(1.f)));
-    if (act != Activation::kLeaky) return v;
-    const __m512d tenth = _mm512_set1_pd(.1);
-    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), tenth));
-    const __m256 hi = _mm512_cvtpd_ps(
-        _mm512_mul_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), tenth));
-    const __m512 scaled = _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
-    return _mm512_mask_blend_ps(positive, scaled, v);
-  }
+  static T finish(T v, float bias, Activation act) { return finish_avx512(v, bias, tile_act(act)); }
 };
 
 #define DW_LEAKY 1

@@ -269,8 +269,7 @@ void sgemm_packed(int M, int N, int K, const float* a_packed, const BSource& b, 
   const int nc_max = block_cols(nr);
   // The finishing kernel applies bias and activation in registers when it knows the activation.
   const bool fused = kern.finish && (act == Activation::kLinear || act == Activation::kLeaky || act == Activation::kRelu);
-  const TileAct tile_act = act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu
-                                                                                                   : TileAct::kLinear;
+  const TileAct tile_act = kernels::tile_act(act);
   // Thread tid of nt. One thread runs it here: an OpenMP region, even of one thread, costs
   // 1.5-2 us, which the thousands of GEMMs of a --max-mem schedule's bands pay each.
   auto run = [&](const int tid, const int nt) {

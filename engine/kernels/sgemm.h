@@ -13,6 +13,11 @@
 
 namespace mdfi::kernels {
 
+// The finishing kernels' activation for a layer's: leaky and relu are fused, the rest run after.
+inline TileAct tile_act(Activation act) {
+  return act == Activation::kLeaky ? TileAct::kLeaky : act == Activation::kRelu ? TileAct::kRelu : TileAct::kLinear;
+}
+
 constexpr int kKC = 256;
 constexpr int kNC = 512;
 
