@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "best_of.h"
+#include "winograd_bench.h"
 #include "kernels/sgemm.h"
 #include "kernels/winograd.h"
 
@@ -41,18 +42,10 @@ int main(int argc, char** argv) {
     }, reps);
     std::printf("%4d -> %4d at %3dx%-3d: gemm %6.2f", s.c, s.f, s.hw, s.hw, gemm);
     for (int m : {2, 4}) {
-      WinogradGeo g;
-      g.m = m;
-      g.channels = s.c;
-      g.height = g.width = g.out_h = g.out_w = s.hw;
-      g.pad = 1;
-      g.filters = s.f;
+      WinogradGeo g = mdfi::bench::square_geo(m, s.c, s.hw, s.f);
       std::vector<float> u(winograd_u_floats(g, s.f));
-      const size_t plane = packed_a_floats(s.f, s.c);
       const double wt = best_ms([&] {
-        for (int q = 0; q * kMR < s.f; ++q)
-          winograd_transform_weights(g, std::min(kMR, s.f - q * kMR), w.data() + size_t(q) * kMR * K, nullptr, u.data(),
-                                     plane, q);
+        mdfi::bench::transform_all_weights(g, w.data(), u.data());
       }, reps);
       std::vector<float> pws(winograd_panel_workspace_floats(g, 1)), iws(winograd_input_workspace_floats(g, 1));
       const double ww = best_ms([&] {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "best_of.h"
+#include "winograd_bench.h"
 #include "kernels/sgemm.h"
 #include "kernels/winograd.h"
 
@@ -66,17 +67,9 @@ int main(int argc, char** argv) {
     std::vector<float> in(size_t(s.c) * N), w(size_t(s.f) * K), out(size_t(s.f) * N), bias(size_t(s.f), 0.1f);
     for (size_t i = 0; i < in.size(); ++i) in[i] = float(i % 13) * 0.1f - 0.6f;
     for (size_t i = 0; i < w.size(); ++i) w[i] = float(i % 7) * 0.01f - 0.03f;
-    WinogradGeo g;
-    g.m = s.m;
-    g.channels = s.c;
-    g.height = g.width = g.out_h = g.out_w = s.hw;
-    g.pad = 1;
-    g.filters = s.f;
+    WinogradGeo g = mdfi::bench::square_geo(s.m, s.c, s.hw, s.f);
     std::vector<float> u(winograd_u_floats(g, s.f));
-    const size_t plane = packed_a_floats(s.f, s.c);
-    for (int q = 0; q * kMR < s.f; ++q)
-      winograd_transform_weights(g, std::min(kMR, s.f - q * kMR), w.data() + size_t(q) * kMR * K, nullptr, u.data(),
-                                 plane, q);
+    mdfi::bench::transform_all_weights(g, w.data(), u.data());
     std::printf("%-7s %4d -> %4d at %2dx%-2d F(%d): ", s.name, s.c, s.f, s.hw, s.hw, s.m);
     for (int G : groups) {
       g.group = G;
@@ -100,9 +93,7 @@ int main(int argc, char** argv) {
     }
     g.group = 1;
     const double wt = best_ms([&] {
-      for (int q = 0; q * kMR < s.f; ++q)
-        winograd_transform_weights(g, std::min(kMR, s.f - q * kMR), w.data() + size_t(q) * kMR * K, nullptr, u.data(),
-                                   plane, q);
+      mdfi::bench::transform_all_weights(g, w.data(), u.data());
     }, reps);
     // The raw weights through a file in the page cache, as the layer reads them (one thread).
     FILE* fp = std::fopen(path.c_str(), "wb");
