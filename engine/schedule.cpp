@@ -72,6 +72,12 @@ size_t conv_workspace_bytes(const SchedNode& node, int columns) {
          sizeof(float);
 }
 
+size_t band_conv_workspace_bytes(const SchedNode& node, int rows) {
+  size_t most = 0;
+  for (int r = 1; r <= rows; ++r) most = std::max(most, conv_workspace_bytes(node, r * node.out_w));
+  return most;
+}
+
 // Input rows that output rows [y0, y1) of `c` read, clamped to the input's height.
 static bool same_rows(const SchedNode& c) {
   return c.band == SchedNode::Band::kAdd || c.band == SchedNode::Band::kConcat || c.band == SchedNode::Band::kAlias;
@@ -250,7 +256,7 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
       continue;
     }
     if (node.band == SchedNode::Band::kDepthwise || node.band == SchedNode::Band::kConv) held += node.plan.weight_bytes;
-    held_ws = std::max(held_ws, conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w));
+    held_ws = std::max(held_ws, band_conv_workspace_bytes(node, p.max_new_rows[size_t(l)]));
   }
   for (int l = 0; l < count; ++l) {
     const SchedNode& node = nodes[size_t(first + l)];
@@ -273,7 +279,7 @@ static void step_sizes(const std::vector<SchedNode>& nodes, const Schedule& sche
     const int block = size_t(first + l) < schedule.block.size() ? schedule.block[size_t(first + l)] : 0;
     const size_t w = node.block_units ? blocked_weight_bytes(node, block ? block : node.default_block)
                                       : node.plan.weight_bytes;
-    const size_t step = w + conv_workspace_bytes(node, p.max_new_rows[size_t(l)] * node.out_w);
+    const size_t step = w + band_conv_workspace_bytes(node, p.max_new_rows[size_t(l)]);
     if (step > p.step_bytes) {
       p.step_bytes = step;
       p.step_weight_bytes = w;
@@ -506,7 +512,7 @@ Schedule fit_blocks(size_t input_bytes, const std::vector<SchedNode>& nodes, con
       // Blocks in a band are paid for in every band (the band's im2col packed again per block):
       // weights small beside the windows are never split (kSmallWeights).
       if (n.plan.weight_bytes * kSmallWeights <= prog.window_bytes) continue;
-      const size_t ws = conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)] * n.out_w);
+      const size_t ws = band_conv_workspace_bytes(n, prog.max_new_rows[size_t(l - g.first)]);
       // At least two panels: every block packs the band's input again in every band, and blocks
       // of one panel measured twice the time of two for the last panel's bytes (AlexNet's layer
       // 2 in one-row bands: 32 blocks in each of 13 bands).

@@ -126,6 +126,11 @@ constexpr size_t kChunkBytes = size_t(128) << 10;
 int gemm_chunk_columns(int K, int N, int threads);
 // SGEMM workspace for a conv computing `columns` output pixels (in chunks of gemm_chunk_columns).
 size_t conv_workspace_bytes(const SchedNode& node, int columns);
+// The most conv_workspace_bytes of any band step of 1 to `rows` output rows. Not the workspace of
+// the tallest step: a step just under one chunk takes its columns whole, while a taller step is
+// cut into smaller equal chunks (AlexNet's layer 0 on two threads, 1-row bands of layer 3:
+// steps of 4 rows, 220 columns, need 262,144 B; the 5-row first step, chunks of 160, 196,608).
+size_t band_conv_workspace_bytes(const SchedNode& node, int rows);
 
 // One band step of one layer of a group: compute rows [from, to) after dropping the rows below
 // keep (the window then starts at keep).
