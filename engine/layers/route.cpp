@@ -2,7 +2,12 @@
 #include "../row_window.h"
 #include "../schedule.h"
 
+#include <algorithm>
 #include <cstring>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "../layer_registry.h"
 
@@ -73,16 +78,32 @@ std::string RouteLayer::detail() const {
   return s;
 }
 
+// The output is the sources' slices one after another; threads split it into equal ranges and
+// copy the pieces of slices inside their range. A concatenation is pure memory traffic, done on
+// one thread while the others waited: yolov4-tiny's four 104x104 and 52x52 routes were 6% of its
+// forward time on two threads (AMD EPYC VM). Small routes stay on the calling thread.
 Status RouteLayer::forward(LayerIO& io) const {
-  float* dst = io.output;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    const size_t part = source_shapes[i].count() / size_t(groups);
-    std::memcpy(dst, io.inputs[i] + part * size_t(group_id), part * sizeof(float));
-    dst += part;
+  const size_t total = out.count();
+  const int threads = io.fast() && total >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+#if defined(_OPENMP)
+    const size_t tid = size_t(omp_get_thread_num()), nt = size_t(omp_get_num_threads());
+#else
+    const size_t tid = 0, nt = 1;
+#endif
+    const size_t lo = total * tid / nt, hi = total * (tid + 1) / nt;
+    size_t at = 0;  // where source i's slice starts in the output
+    for (size_t i = 0; i < sources.size() && at < hi; ++i) {
+      const size_t part = source_shapes[i].count() / size_t(groups);
+      const size_t from = std::max(lo, at), to = std::min(hi, at + part);
+      if (from < to)
+        std::memcpy(io.output + from, io.inputs[i] + part * size_t(group_id) + (from - at), (to - from) * sizeof(float));
+      at += part;
+    }
   }
   return Status::Ok();
 }
-
 
 // Bands of a concatenation whose sources all have the output's height and width.
 void RouteLayer::describe_schedule(SchedNode& n) const {

@@ -1,5 +1,6 @@
 #include "upsample.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "../layer_registry.h"
@@ -56,6 +57,9 @@ Status UpsampleLayer::forward(LayerIO& io) const {
   // Each input value is scaled once and written stride times; the output rows after the first of
   // each input row are copies of it (the same products, so the same bits as scale * src[i / stride]
   // per output, without a division per element).
+  // Threads split the channels of a large output (pure memory traffic, as route's copies).
+  const int threads = io.fast() && out.count() >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int k = 0; k < out.c; ++k)
     for (int j = 0; j < out.h; ++j) {
       float* dst = io.output + (size_t(k) * out.h + j) * out.w;
