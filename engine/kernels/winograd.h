@@ -34,6 +34,11 @@ struct WinogradGeo {
   // a time). 1 reads all of V once per filter panel; G reads it once per G panels, for G times
   // the product tiles (and, streamed, G panels of U) per thread. Same products, same bits.
   int group = 1;
+  // Floats from one filter's output plane to the next; 0: out_h * out_w (a whole tensor). A band
+  // step (winograd_rows.h) writes its rows straight into a row window, whose channels lie
+  // cap * out_w floats apart.
+  size_t out_plane = 0;
+  size_t plane() const { return out_plane ? out_plane : size_t(out_h) * out_w; }
   int tiles_x() const { return (out_w + m - 1) / m; }
   int tiles_y() const { return (out_h + m - 1) / m; }
   int tiles() const { return tiles_x() * tiles_y(); }

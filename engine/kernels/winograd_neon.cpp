@@ -246,7 +246,7 @@ void output_tiles(const WinogradGeo& geo, const float* mbuf, int nr_arg, int f_f
   for (int i = 0; i < rows; ++i) {
     const float b = bias ? bias[f_first + i] : 0.f;
     const float32x4_t bv = vdupq_n_f32(b);
-    float* plane = out + size_t(f_first + i) * OH * OW;
+    float* plane = out + size_t(f_first + i) * geo.plane();
     const float* m0 = mbuf + size_t(i) * nr;  // element p of tile j at m0[p * kMR * nr + j]
     const size_t ps = size_t(kMR) * nr;
     for (int g = 0; g < groups; ++g) {

@@ -20,13 +20,13 @@ kernels::WinogradGeo winograd_rows_geo(const kernels::WinogradGeo& whole, int ro
 }
 
 static size_t scratch_in_floats(const kernels::WinogradGeo& g) { return size_t(g.channels) * g.height * g.width; }
-static size_t scratch_out_floats(const kernels::WinogradGeo& g) { return size_t(g.filters) * g.out_h * g.out_w; }
 
-// What a step of exactly `rows` rows holds at its peak, with `w` floats of streamed weights.
+// What a step of exactly `rows` rows holds at its peak, with `w` floats of streamed weights. The
+// output goes straight into the output window (winograd_rows), so no scratch for it.
 static size_t step_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads, size_t w) {
   const kernels::WinogradGeo g = winograd_rows_geo(whole, rows);
-  if (held) return scratch_in_floats(g) + scratch_out_floats(g) + kernels::winograd_panel_workspace_floats(g, threads);
-  return kernels::winograd_input_workspace_floats(g, threads) + std::max(scratch_in_floats(g), w + scratch_out_floats(g));
+  if (held) return scratch_in_floats(g) + kernels::winograd_panel_workspace_floats(g, threads);
+  return kernels::winograd_input_workspace_floats(g, threads) + std::max(scratch_in_floats(g), w);
 }
 
 size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads,
@@ -61,7 +61,12 @@ Status winograd_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const
     return Status(ErrorKind::kInternal, "layer " + std::to_string(l.index) + ": Winograd band step [" +
                                             std::to_string(y0) + ", " + std::to_string(y1) + ") is not whole tile rows");
   const int rows = y1 - y0, threads = io.exec && io.exec->threads > 0 ? io.exec->threads : 1;
-  const kernels::WinogradGeo geo = winograd_rows_geo(whole, rows);
+  kernels::WinogradGeo geo = winograd_rows_geo(whole, rows);
+  // The output pass writes the step's rows where they lie in the output window: a filter's rows
+  // [y0, y1) are consecutive there (RowWindow::row), its next filter's cap rows further on. The
+  // same stores as into a scratch of the step, without the scratch and its copy.
+  geo.out_plane = size_t(out.cap) * out.w;
+  float* dst = out.row(0, y0);
   auto sin = Buffer::make(*io.mem, size_t(geo.channels) * geo.height * geo.width, MemCategory::kWorkspace,
                           "Winograd band input");
   if (!sin.ok()) return sin.status();
@@ -81,21 +86,12 @@ Status winograd_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const
       std::memcpy(d + lo, in.row(c, iy) + (lo - pad), size_t(hi - lo) * sizeof(float));
       std::memset(d + hi, 0, size_t(sw - hi) * sizeof(float));
     }
-  Buffer sout;
-  auto make_out = [&]() {
-    auto b = Buffer::make(*io.mem, size_t(geo.filters) * geo.out_h * geo.out_w, MemCategory::kWorkspace,
-                          "Winograd band output");
-    if (!b.ok()) return b.status();
-    sout = std::move(*b);
-    return Status::Ok();
-  };
   if (prepared) {
-    MDFI_RETURN_IF_ERROR(make_out());
     auto ws = Buffer::make(*io.mem, kernels::winograd_panel_workspace_floats(geo, threads), MemCategory::kWorkspace,
                            "Winograd tile panels");
     if (!ws.ok()) return ws.status();
     kernels::winograd_conv_whole_weights(geo, sin->data(), prepared->weights.data(), prepared->bias.data(), l.activation,
-                                         sout.data(), threads, ws->data());
+                                         dst, threads, ws->data());
   } else {
     // V first, from the scratch input, which then goes before the weights and the output come.
     auto ws = Buffer::make(*io.mem, kernels::winograd_input_workspace_floats(geo, threads), MemCategory::kWorkspace,
@@ -106,13 +102,9 @@ Status winograd_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const
     Buffer bias;
     std::vector<float> factor;
     MDFI_RETURN_IF_ERROR(l.fold_head(io, *io.mem, &bias, &factor));
-    MDFI_RETURN_IF_ERROR(make_out());
     MDFI_RETURN_IF_ERROR(winograd_detail::multiply_streamed(l, io, geo, l.batch_normalize ? factor.data() : nullptr,
-                                                            bias.data(), sout.data(), ws->data()));
+                                                            bias.data(), dst, ws->data()));
   }
-  const size_t plane = size_t(rows) * l.out.w;  // a channel's step rows lie one after another in the window
-  for (int f = 0; f < l.filters; ++f)
-    std::memcpy(out.row(f, y0), sout.data() + size_t(f) * plane, plane * sizeof(float));
   return Status::Ok();
 }
 

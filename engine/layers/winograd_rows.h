@@ -8,7 +8,8 @@
 // existing whole-tensor functions (kernels/winograd.h) run on with pad 0: tile (ty, tx) of the
 // step then reads exactly the input values (and +0.0 zeros) that tile (y0 / m + ty, tx) of the
 // whole layer reads, and the same micro-kernel column arithmetic gives the same bits. The
-// output goes through a scratch of the step's rows into the output window.
+// output pass stores the step's rows straight into the output window (WinogradGeo::out_plane:
+// the window's distance between filters), with no scratch of the step's output.
 //
 // Weights: a group that holds the layer keeps its transformed U (winograd_rows_prepare; the
 // whole-weights way per step); otherwise every step reads and transforms the filters panel by
@@ -27,9 +28,9 @@ namespace mdfi {
 kernels::WinogradGeo winograd_rows_geo(const kernels::WinogradGeo& whole, int rows);
 // Floats a step of at most `rows` rows allocates at once besides `weight_floats` (the most over
 // every step size up to it), so that weight_floats plus this is the step's peak. held: the
-// whole-weights way on a prepared U (the scratch input and output and the tile panels); else
-// the whole-input way with streamed panels (weight_floats: the head and the panels), whose
-// scratch input is dropped once V is made, before the weights and the scratch output come.
+// whole-weights way on a prepared U (the scratch input and the tile panels); else the
+// whole-input way with streamed panels (weight_floats: the head and the panels), whose scratch
+// input is dropped once V is made, before the weights come. The output is the window's.
 size_t winograd_rows_workspace_floats(const kernels::WinogradGeo& whole, int rows, bool held, int threads,
                                       size_t weight_floats = 0);
 
