@@ -35,7 +35,6 @@ MDFI_TARGET_END()
 #endif
 
 #if defined(__aarch64__)
-#include <arm_neon.h>
 namespace lg_neon {
 #define MDFI_LG_BYTES 16
 #include "logistic_body.inc"
