@@ -78,6 +78,11 @@ struct LayerIO {
   MemoryTracker* mem = nullptr;
   const ExecOptions* exec = nullptr;  // nullptr = reference
   bool fast() const { return exec && !exec->reference; }
+  // Threads for a pass bound by memory traffic over `floats` values (copies, adds): all the run's
+  // threads from 64k floats on (below, waking the team costs more than it saves), one otherwise.
+  int memory_pass_threads(size_t floats) const {
+    return fast() && floats >= (size_t(1) << 16) && exec->threads > 1 ? exec->threads : 1;
+  }
 };
 
 // Where a detection head's boxes are mapped back to: the image, the network input, the options.

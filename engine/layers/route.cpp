@@ -84,7 +84,7 @@ std::string RouteLayer::detail() const {
 // forward time on two threads (AMD EPYC VM). Small routes stay on the calling thread.
 Status RouteLayer::forward(LayerIO& io) const {
   const size_t total = out.count();
-  const int threads = io.fast() && total >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+  const int threads = io.memory_pass_threads(total);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
 #if defined(_OPENMP)

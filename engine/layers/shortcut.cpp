@@ -151,7 +151,7 @@ void ShortcutLayer::add_planes(LayerIO& io, float a_scale, float b_scale, bool s
   const float *a = io.inputs[0], *b = io.inputs[1];
   float* o = io.output;
   const size_t plane = size_t(out.h) * size_t(out.w);
-  const int threads = io.fast() && out.count() >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+  const int threads = io.memory_pass_threads(out.count());
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int k = 0; k < out.c; ++k) {
     const size_t at = size_t(k) * plane;

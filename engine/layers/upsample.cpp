@@ -1,6 +1,5 @@
 #include "upsample.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "../layer_registry.h"
@@ -58,7 +57,7 @@ Status UpsampleLayer::forward(LayerIO& io) const {
   // each input row are copies of it (the same products, so the same bits as scale * src[i / stride]
   // per output, without a division per element).
   // Threads split the channels of a large output (pure memory traffic, as route's copies).
-  const int threads = io.fast() && out.count() >= (size_t(1) << 16) ? std::max(1, io.exec->threads) : 1;
+  const int threads = io.memory_pass_threads(out.count());
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int k = 0; k < out.c; ++k)
     for (int j = 0; j < out.h; ++j) {
