@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/sgemm.h"
+#include "kernels/winograd.h"
 #include "plan.h"
 
 namespace mdfi {
@@ -29,6 +30,29 @@ constexpr int kMaxGroup = 8;
 // layers then pass over V (their transformed input, 1-3.5 MB) 2-8 times less often.
 constexpr size_t kStreamPassBytes = size_t(2) << 20;
 
+namespace {
+
+// Kept weights, maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2)
+// on the micro-kernel its products run on here (winograd_kernel), counting tiles in whole panels
+// of that kernel's width (a kernel with a narrow variant pays only for the tiles it has). 13x13:
+// F(4x4)'s 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512 (32-wide panels): 1152 against
+// 1024, so F(2x2); yolov3-tiny's 512 -> 1024 layer, one thread, measured 9.2-12.0 ms by F(2x2) and
+// 11.8-13.5 by F(4x4). AVX2 (8-wide panels for both): 576 against 896, F(4x4); 8.9-11.1 ms against
+// 12.3-13.8 (the 2-core VM, 4 alternated rounds). aarch64 (12 wide, narrow): 576 against 784;
+// yolov3-tiny 464.9 -> 429.5 M instructions per inference (qemu). Streamed weights are transformed
+// for every image, 36 planes against 16: there F(2x2) stays (aarch64: the same count either way).
+bool f4_fewer_products(const Layer& c) {
+  auto columns = [&](int m) {
+    kernels::WinogradGeo geo;
+    geo.m = m, geo.out_h = c.out.h, geo.out_w = c.out.w;
+    const kernels::KernelInfo& k = kernels::winograd_kernel(geo);
+    return k.narrow ? geo.tiles() : (geo.tiles() + k.nr - 1) / k.nr * k.nr;
+  };
+  return 36 * columns(4) < 16 * columns(2);
+}
+
+}  // namespace
+
 void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
   for (auto& l : net.layers) l->set_winograd(0, false);
   if (choice.mode == WinogradMode::kOff) return;
@@ -44,9 +68,10 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     if (!c->winograd_candidate()) continue;
     const int pixels = c->out.h * c->out.w;
     std::vector<Way> ways;
+    const bool f4_auto =
+        pixels >= kF4FromPixels || (choice.kept_weights && f4_fewer_products(*c));
     for (int m : {4, 2}) {
-      if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && pixels >= kF4FromPixels)))
-        continue;
+      if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;
       const int tiles = ((c->out.h + m - 1) / m) * ((c->out.w + m - 1) / m);
       // Few tiles: at most two 32-wide panels (whatever this CPU's kernel width, so the plan is the
       // same everywhere), or no more panels than threads.

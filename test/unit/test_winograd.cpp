@@ -330,6 +330,24 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   CHECK(conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
   CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
+  // Kept weights, auto: F(4x4) from 26x26 as streamed; on the 13x13 maps where it needs fewer
+  // products than F(2x2) counted in whole panels of the micro-kernel the products run on here
+  // (aarch64, armhf, AVX2: F(4x4); AVX-512's 32-wide panels: F(2x2)). Streamed, 13x13 stays F(2x2).
+  auto padded_products = [&](int m) {
+    kernels::WinogradGeo geo;
+    geo.m = m, geo.out_h = 13, geo.out_w = 13;
+    const kernels::KernelInfo& k = kernels::winograd_kernel(geo);
+    const int columns = k.narrow ? geo.tiles() : (geo.tiles() + k.nr - 1) / k.nr * k.nr;
+    return geo.n2() * columns;
+  };
+  const int kept_13x13 = padded_products(4) < padded_products(2) ? 4 : 2;
+  INFO("kernel " << kernels::active_kernel().name << ": F(4x4) " << padded_products(4) << ", F(2x2) "
+                 << padded_products(2) << " products per filter-channel at 13x13");
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kAuto, 0, true});
+  for (int i : {2, 4, 6, 8, 21}) CHECK(conv(i)->winograd == 4);
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == kept_13x13);
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kAuto, 0, false});
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 2);
   // A budget far above the peak lets a layer of many tile panels hold its whole U (layer 8: 169
   // tiles).
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 30, true});
