@@ -372,6 +372,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
   exec.resident = pm.resident.get();
   exec.schedule = pm.schedule.get();
   exec.threads = args.threads > 0 ? args.threads : default_threads();
+  exec.heads_only_decoded = true;  // a hook that sees every output (--dump-layers) turns it off
   const auto t_forward = std::chrono::steady_clock::now();
   MDFI_ASSIGN_OR_RETURN(auto out, pm.device ? pm.device->run(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks) : run_network(pm.net, pm.plan, pm.weights, std::move(input), mem, hooks, exec));
   const auto t_end = std::chrono::steady_clock::now();

@@ -198,9 +198,10 @@ std::vector<Found> collect_found(const std::vector<Detection>& dets, int img_w, 
 // fill_network_boxes walks them: each head decodes its own (Layer::decode_boxes).
 static void head_candidates(const Network& net, const RunOutput& out, int img_w, int img_h, const DetectOptions& opt,
                             CandidateSink& sink) {
-  const BoxFrame frame{img_w, img_h, net.net.w, net.net.h, &opt};
   for (const auto& l : net.layers) {
     if (!l->is_output_head()) continue;
+    const bool only_decoded = !out.only_decoded.empty() && out.only_decoded[size_t(l->index)];
+    const BoxFrame frame{img_w, img_h, net.net.w, net.net.h, &opt, only_decoded};
     if (const float* pred = out.output_of(net, l->index)) l->decode_boxes(pred, frame, sink);
   }
 }

@@ -55,8 +55,8 @@ namespace {
 // optimised kernels, or the reference loops with ExecOptions::reference).
 class HostBackend : public ExecBackend {
  public:
-  HostBackend(const Network& net, MemoryTracker& mem, const ExecOptions& exec)
-      : buffers_(net.layers.size() + 1), mem_(mem), exec_(exec) {}
+  HostBackend(const Network& net, MemoryTracker& mem, const ExecOptions& exec, std::vector<char> only_decoded)
+      : buffers_(net.layers.size() + 1), mem_(mem), exec_(exec), only_decoded_(std::move(only_decoded)) {}
 
   Status start(Buffer input) override {
     buffers_[0] = std::move(input);
@@ -75,6 +75,7 @@ class HostBackend : public ExecBackend {
     io.params = &params;
     io.mem = &mem_;
     io.exec = &exec_;
+    io.only_decoded = !only_decoded_.empty() && only_decoded_[size_t(layer.index)];
     MDFI_RETURN_IF_ERROR(layer.forward(io));
     stats.weight_bytes = mem_.phase_category_peak(MemCategory::kWeights);
     stats.workspace_bytes = mem_.phase_category_peak(MemCategory::kWorkspace);
@@ -99,7 +100,20 @@ class HostBackend : public ExecBackend {
   std::vector<Buffer> buffers_;  // [id + 1]
   MemoryTracker& mem_;
   const ExecOptions& exec_;
+  std::vector<char> only_decoded_;
 };
+
+// The heads ExecOptions::heads_only_decoded applies to: every detection head no later layer
+// reads, unless a hook sees every output (--dump-layers writes them as Darknet has them).
+std::vector<char> only_decoded_heads(const Network& net, const ExecOptions& exec, const RunHooks& hooks) {
+  if (!exec.heads_only_decoded || hooks.on_output) return {};
+  std::vector<char> only(net.layers.size(), 0);
+  for (const auto& l : net.layers) only[size_t(l->index)] = l->is_output_head();
+  for (const auto& l : net.layers)
+    for (int s : l->sources)
+      if (s >= 0) only[size_t(s)] = 0;
+  return only;
+}
 
 }  // namespace
 
@@ -196,8 +210,11 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
 
 Result<RunOutput> run_network(const Network& net, const Plan& plan, WeightsFile& weights, Buffer input,
                               MemoryTracker& mem, const RunHooks& hooks, const ExecOptions& exec) {
-  HostBackend backend(net, mem, exec);
-  return run_plan(net, plan, weights, std::move(input), mem, backend, hooks, exec.prefetch);
+  std::vector<char> only_decoded = only_decoded_heads(net, exec, hooks);
+  HostBackend backend(net, mem, exec, only_decoded);
+  MDFI_ASSIGN_OR_RETURN(auto out, run_plan(net, plan, weights, std::move(input), mem, backend, hooks, exec.prefetch));
+  out.only_decoded = std::move(only_decoded);
+  return out;
 }
 
 }  // namespace mdfi

@@ -37,6 +37,7 @@ struct RunHooks {
 
 struct RunOutput {
   std::map<int, Buffer> kept;  // layer index -> output buffer, for heads and the final layer
+  std::vector<char> only_decoded;  // per layer: a head run with LayerIO::only_decoded (else empty)
   std::vector<double> device_ms;  // per layer, when the backend measures device time (else empty)
   // The output of `layer` (following aliases), or nullptr when it was not kept.
   const float* output_of(const Network& net, int layer) const;

@@ -69,6 +69,10 @@ struct ExecOptions {
   ResidentWeights* resident = nullptr;
   // --max-mem below the default peak: weight blocks and banded groups (schedule.h).
   const Schedule* schedule = nullptr;
+  // detect without --dump-layers: a detection head's output is read by its box decoding alone
+  // (when no later layer reads it either), so a head may leave work to decode_boxes that only
+  // the boxes it keeps need (RunOutput::only_decoded, BoxFrame::only_decoded).
+  bool heads_only_decoded = false;
 };
 
 struct LayerIO {
@@ -77,6 +81,8 @@ struct LayerIO {
   ParamSource* params = nullptr;
   MemoryTracker* mem = nullptr;
   const ExecOptions* exec = nullptr;  // nullptr = reference
+  // Only decode_boxes reads this head's output (ExecOptions::heads_only_decoded).
+  bool only_decoded = false;
   bool fast() const { return exec && !exec->reference; }
   // Threads for a pass bound by memory traffic over `floats` values (copies, adds): all the run's
   // threads from 64k floats on (below, waking the team costs more than it saves), one otherwise.
@@ -90,6 +96,7 @@ struct BoxFrame {
   int img_w = 0, img_h = 0;
   int net_w = 0, net_h = 0;
   const DetectOptions* opt = nullptr;
+  bool only_decoded = false;  // the head's forward ran with LayerIO::only_decoded
 };
 
 // AlexeyAB's [yolo] nms_kind: default (IoU, do_nms_sort), greedynms (DIoU with exponent 0.6),

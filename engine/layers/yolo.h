@@ -30,6 +30,9 @@ class YoloLayer : public Layer {
   NmsKind nms_kind = NmsKind::kDefault;  // the NMS AlexeyAB runs on this head's boxes
   float beta_nms = 0.6f;
   int n() const { return int(mask.size()); }
+  // Whether the forward leaves the class scores as logits for decode_boxes: when only the
+  // decoding reads the output (LayerIO::only_decoded); new_coords heads apply no logistic at all.
+  bool only_decoded_logits(bool only_decoded) const { return only_decoded && !new_coords; }
 };
 
 }  // namespace mdfi
