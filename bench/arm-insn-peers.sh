@@ -9,6 +9,8 @@
 # from them (no Pi was available here).
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" ARMHF=0 IMAGE=dog.png bench/arm-insn-count.sh peers
 #   BASE_AARCH64=path/to/older/aarch64/mdfi ...   (adds that binary's count: before/after)
+#   KEPT=0 ...   (drops the mdfi --keep-weights column: weights prepared once, as ncnn prepares
+#                 its at load, where the default streams and transforms them for every image)
 #   THRESH=1 ...   (mdfi -t 1 and ncnn's detection threshold just above 1 in a copy of its .param: no
 #                   box passes, so NMS and printing drop out and what remains is decode, resize,
 #                   network and the per-box threshold test. With generated weights thousands of
@@ -56,8 +58,10 @@ per_inference() {  # per_inference TARGET PROGRAM ARGS... (the image is appended
   two=$(emu "$@" "$IMAGE" "$IMAGE")
   echo $((two - one))
 }
+KEPT=${KEPT:-1}
 head="| model | input | mdfi aarch64 (M insns) | ncnn aarch64 (M insns) | mdfi/ncnn |"
 sep="|---|---|---|---|---|"
+[ "$KEPT" = 1 ] && head+=" mdfi --keep-weights aarch64 (M insns) | kept/ncnn |" && sep+="---|---|"
 [ "$ARMHF" = 1 ] && head+=" mdfi armhf (M insns) |" && sep+="---|"
 BASE=${BASE_AARCH64:-}
 [ -n "$BASE" ] && head+=" base mdfi aarch64 (M insns) | base/ncnn |" && sep+="---|---|"
@@ -76,6 +80,10 @@ for model in ${MODELS:-yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-n
   m=$(per_inference aarch64 "build-aarch64/app/mdfi" "${margs[@]}")
   n=$(per_inference aarch64 "$NI" "$param" "$bin" "${size%x*}" "${size#*x}")
   line=$(awk -v m="$model" -v s="$size" -v a="$m" -v b="$n" 'BEGIN { printf "| %s | %s | %.1f | %.1f | %.2f |", m, s, a / 1e6, b / 1e6, a / b }')
+  if [ "$KEPT" = 1 ]; then
+    k=$(per_inference aarch64 "build-aarch64/app/mdfi" "${margs[@]}" --keep-weights)
+    line+=$(awk -v k="$k" -v n="$n" 'BEGIN { printf " %.1f | %.2f |", k / 1e6, k / n }')
+  fi
   if [ "$ARMHF" = 1 ]; then
     h=$(per_inference armhf "build-armhf/app/mdfi" "${margs[@]}")
     line+=$(awk -v h="$h" 'BEGIN { printf " %.1f |", h / 1e6 }')

@@ -392,3 +392,37 @@ TEST_CASE("under --max-mem below the GEMM path's peak, yolov3-tiny runs by strea
   CHECK(tight.exit_code == 4);
   CHECK(tight.err.find("the smallest is") != std::string::npos);
 }
+
+TEST_CASE("--keep-weights under a --max-mem too small for F(4x4)'s kept 13x13 weights keeps the streamed choice's",
+          "[peak][winograd]") {
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string weights = generated_weights(cfg, "yolov3-tiny");
+  REQUIRE(!weights.empty());
+  // F(4x4) on 13x13 maps with kept weights needs a kernel whose panels make it pay (conv_choice.cpp):
+  // every ARM one, and AVX2 on x86 (forced here, so an AVX-512 host runs the same choice).
+#if defined(__x86_64__) || defined(__i386__)
+  const std::string env = "MDFI_KERNEL=avx2 ";
+#else
+  const std::string env;
+#endif
+  const std::string base = env + mdfi_binary() + " detect -v -j 1 --keep-weights --cfg '" + cfg + "' -w '" +
+                           weights + "' /usr/share/darknet/data/dog.jpg ";
+  auto kept_mb = [](const std::string& err) {
+    const size_t at = err.find("kept weights ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(err.substr(at + 13));
+  };
+  // Unbounded: F(4x4) everywhere it is a candidate, 136 MB of kept weights.
+  auto all = run_command(base);
+  INFO(all.err);
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.err.find("in 8 of the convolutions") != std::string::npos);
+  CHECK(kept_mb(all.err) > 120);
+  // 120M leaves no room for them: the streamed weights' choice (F(2x2) on the 13x13 maps, 73 MB
+  // kept) runs, not the GEMM path.
+  auto bounded = run_command(base + "--max-mem 120M");
+  INFO(bounded.err);
+  REQUIRE(bounded.exit_code == 0);
+  CHECK(bounded.err.find("in 8 of the convolutions") != std::string::npos);
+  CHECK(kept_mb(bounded.err) < 80);
+}
