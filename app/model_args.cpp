@@ -32,9 +32,9 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
       ->check(CLI::IsMember({"pjreddie", "alexeyab", "auto"}));
   cmd.add_option("--winograd", args.winograd,
                  "3x3 stride-1 convolutions by Winograd where the planner finds it costs no peak memory: auto "
-                 "(F(4x4,3x3) on maps of 26x26 and more, F(2x2,3x3) below; with --keep-weights F(4x4) also below "
-                 "where this CPU's kernel needs fewer products by it), f2 (F(2x2) only), f4 (F(4x4) wherever it "
-                 "fits), off (GEMM only)")
+                 "(F(4x4,3x3) on maps of 26x26 and more, F(2x2,3x3) below, except where this CPU's kernel needs "
+                 "fewer products by F(4x4): ARM, AVX2), f2 (F(2x2) only), f4 (F(4x4) wherever it fits), off "
+                 "(GEMM only)")
       ->capture_default_str()
       ->check(CLI::IsMember({"off", "auto", "f2", "f4"}));
   cmd.add_option("--width", args.width, "override the network input width");

@@ -86,8 +86,8 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
                  args.reference ? "none (--reference kernels)" : kernel_text().c_str());
   // The reference kernels and the OpenCL backend never run Winograd. Under --max-mem it may use
   // what the budget allows (conv_choice.h); when that leaves no room for --keep-weights, the
-  // choice that never raises the peak, then the streamed weights' choice (F(4x4) only from 26x26:
-  // kept, its transformed weights are smaller), then none, are tried before the run is refused.
+  // choice that never raises the peak, then that choice with F(2x2) on every map under 26x26
+  // (smaller transformed weights to keep), then none, are tried before the run is refused.
   std::vector<ConvChoice> choices;
   ConvChoice asked;
   parse_winograd_mode(args.model.winograd, &asked.mode);  // checked when the network was built
@@ -100,7 +100,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     ConvChoice within = asked;
     within.budget_bytes = *budget;
     choices = {within, asked};
-    if (asked.kept_weights) choices.push_back(ConvChoice{asked.mode, 0, false});
+    if (asked.kept_weights) choices.push_back(ConvChoice{asked.mode, 0, true, false});
     choices.push_back(ConvChoice{WinogradMode::kOff, 0, false});
   }
   if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};

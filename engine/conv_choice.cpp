@@ -32,15 +32,18 @@ constexpr size_t kStreamPassBytes = size_t(2) << 20;
 
 namespace {
 
-// Kept weights, maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2)
-// on the micro-kernel its products run on here (winograd_kernel), counting tiles in whole panels
-// of that kernel's width (a kernel with a narrow variant pays only for the tiles it has). 13x13:
-// F(4x4)'s 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512 (32-wide panels): 1152 against
-// 1024, so F(2x2); yolov3-tiny's 512 -> 1024 layer, one thread, measured 9.2-12.0 ms by F(2x2) and
-// 11.8-13.5 by F(4x4). AVX2 (8-wide panels for both): 576 against 896, F(4x4); 8.9-11.1 ms against
-// 12.3-13.8 (the 2-core VM, 4 alternated rounds). aarch64 (12 wide, narrow): 576 against 784;
-// yolov3-tiny 464.9 -> 429.5 M instructions per inference (qemu). Streamed weights are transformed
-// for every image, 36 planes against 16: there F(2x2) stays (aarch64: the same count either way).
+// Maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2) on the
+// micro-kernel its products run on here (winograd_kernel), counting tiles in whole panels of that
+// kernel's width (a kernel with a narrow variant pays only for the tiles it has). 13x13: F(4x4)'s
+// 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512 (32-wide panels): 1152 against 1024,
+// so F(2x2); yolov3-tiny's 512 -> 1024 layer, kept weights, one thread, measured 9.2-12.0 ms by
+// F(2x2) and 11.8-13.5 by F(4x4). AVX2 (8-wide panels for both): 576 against 896, F(4x4); kept
+// 8.9-11.1 ms against 12.3-13.8, streamed 16.1-18.2 against 18.3-19.4 (the 2-core VM, 3-4
+// alternated rounds; darknet53 at 256, streamed, whose 16x16 layers change: 181-188 -> 178 ms).
+// aarch64 (12 wide, narrow): 576 against 784; per inference (qemu) yolov3-tiny 464.9 -> 429.5 M
+// instructions kept, 494.0 -> 478.6 M streamed, yolov4-tiny 559.5 from 567.6 M streamed. Streamed
+// weights are transformed per image into 36 planes instead of 16, which the products saved repay
+// from 13x13 on these kernels (F(2x2) itself starts there).
 bool f4_fewer_products(const Layer& c) {
   auto columns = [&](int m) {
     kernels::WinogradGeo geo;
@@ -68,8 +71,11 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     if (!c->winograd_candidate()) continue;
     const int pixels = c->out.h * c->out.w;
     std::vector<Way> ways;
-    const bool f4_auto =
-        pixels >= kF4FromPixels || (choice.kept_weights && f4_fewer_products(*c));
+    // F(4x4) from 26x26, and on smaller maps where it needs fewer products (kept weights: on any
+    // map; streamed: from 13x13, where F(2x2) starts to pay for its per-image transform).
+    const bool f4_small = choice.small_map_f4 && f4_fewer_products(*c);
+    const int f4_from = f4_small ? (choice.kept_weights ? 0 : 169) : kF4FromPixels;
+    const bool f4_auto = pixels >= f4_from;
     for (int m : {4, 2}) {
       if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;
       const int tiles = ((c->out.h + m - 1) / m) * ((c->out.w + m - 1) / m);
@@ -86,7 +92,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     for (const Way& w : ways) {
       c->set_winograd(w.m, w.whole_input);
       const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
-      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? kF4FromPixels : 169);
+      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? f4_from : 169);
       if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }

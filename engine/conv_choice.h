@@ -13,8 +13,9 @@
 //   it, took 8.1 ms against the GEMM path's 12.1 for 512 -> 1024 channels, one thread, weights
 //   read and prepared included), F(4x4) from 676 (26x26). With
 //   --keep-weights the transform runs once, so every candidate pays. Preference: F(4x4) before
-//   F(2x2) when F(4x4) is allowed (auto: from 676 output pixels, and with kept weights below that
-//   where the micro-kernel's panels make F(4x4)'s products fewer; on 13x13 maps with AVX-512 its 16
+//   F(2x2) when F(4x4) is allowed (auto: from 676 output pixels, and below that, from 169 streamed
+//   or on any map with kept weights, where the micro-kernel's panels make F(4x4)'s products fewer:
+//   ARM and AVX2, conv_choice.cpp; on 13x13 maps with AVX-512 its 16
 //   tiles fill half a 32-wide panel and its 36 planes of transformed weights, 4x the 3x3 weights,
 //   are read for them alone: 8.9 ms against F(2x2)'s 6.5 for 512 -> 1024, one thread; at 26x26 F(4x4)
 //   by the whole-input way was the faster in YOLOv3, 5.0-5.4 ms against 6-9 per layer); whole
@@ -35,8 +36,7 @@
 namespace mdfi {
 
 // off: GEMM everywhere; auto (the default): F(4x4,3x3) on maps of 676 output pixels (26x26) and more,
-// F(2x2,3x3) below (kept weights: F(4x4) below too where this CPU's kernel needs fewer products by
-// it, conv_choice.cpp) (both hold the parity limits, test/e2e/test_parity.cpp); f2: F(2x2) only;
+// F(2x2,3x3) below, except where this CPU's kernel needs fewer products by F(4x4) (conv_choice.cpp) (both hold the parity limits, test/e2e/test_parity.cpp); f2: F(2x2) only;
 // f4: F(4x4) wherever it fits, else F(2x2).
 enum class WinogradMode { kOff, kAuto, kF2, kF4 };
 bool parse_winograd_mode(const std::string& text, WinogradMode* out);
@@ -45,6 +45,9 @@ struct ConvChoice {
   WinogradMode mode = WinogradMode::kAuto;
   size_t budget_bytes = 0;  // --max-mem (0: none)
   bool kept_weights = false;  // --keep-weights: transformed once, not per image
+  // auto: F(4x4) also on maps under 26x26 where it needs fewer products (conv_choice.cpp); false
+  // keeps F(2x2) there, whose transformed weights are 16/36 the size (a --keep-weights fallback).
+  bool small_map_f4 = true;
 };
 
 void choose_conv_algorithms(Network& net, const ConvChoice& choice);

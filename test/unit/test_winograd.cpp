@@ -295,13 +295,27 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   REQUIRE(net.ok());
   auto conv = [&](int i) { return dynamic_cast<const ConvLayer*>(net->layers[size_t(i)].get()); };
   const Plan chosen = make_plan(*net);  // built with the default: auto, streamed weights
+  // Auto takes F(4x4) on 13x13 maps where it needs fewer products than F(2x2), counted in whole
+  // panels of the micro-kernel the products run on here (aarch64, armhf, AVX2: F(4x4), 16 tiles x
+  // 36 against 49 x 16; AVX-512's 32-wide panels: 1152 against 1024, F(2x2)).
+  auto padded_products = [&](int m) {
+    kernels::WinogradGeo geo;
+    geo.m = m, geo.out_h = 13, geo.out_w = 13;
+    const kernels::KernelInfo& k = kernels::winograd_kernel(geo);
+    const int columns = k.narrow ? geo.tiles() : (geo.tiles() + k.nr - 1) / k.nr * k.nr;
+    return geo.n2() * columns;
+  };
+  const int tile_13x13 = padded_products(4) < padded_products(2) ? 4 : 2;
+  INFO("kernel " << kernels::active_kernel().name << ": F(4x4) " << padded_products(4) << ", F(2x2) "
+                 << padded_products(2) << " products per filter-channel at 13x13");
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
   const Plan gemm = make_plan(*net);
   CHECK(winograd_layer_count(*net) == 0);
   CHECK(chosen.peak_bytes <= gemm.peak_bytes);
   choose_conv_algorithms(*net, ConvChoice{});
   // Layer 0 has 3 input channels. Streamed, auto takes F(4x4) on maps of 676 pixels and more
-  // (2: 208x208, 4: 104x104, 6: 52x52, 8 and 21: 26x26), F(2x2) from 169 (10, 12, 14: 13x13). At
+  // (2: 208x208, 4: 104x104, 6: 52x52, 8 and 21: 26x26), and from 169 (10, 12, 14: 13x13) F(4x4)
+  // or F(2x2) as above. At
   // 26x26 F(4x4) has 49 tiles: with at most 64 a layer transforms its whole input and passes its
   // weights once.
   // Layer 12 (512 -> 1024, the network's peak with 19 MB of packed weights) transforms its whole
@@ -310,15 +324,19 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   for (int i : {2, 4, 6, 8, 21}) CHECK(conv(i)->winograd == 4);
   for (int i : {2, 4, 6}) CHECK(!conv(i)->winograd_whole_input);
   for (int i : {8, 21}) CHECK(conv(i)->winograd_whole_input);
-  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 2);
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == tile_13x13);
   CHECK(conv(12)->winograd_whole_input);
+  // Without F(4x4) under 26x26 (the --keep-weights fallback), F(2x2) there.
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kAuto, 0, false, false});
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 2);
   // f2: F(2x2) wherever it pays.
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, 0, false});
   for (int i : {2, 4, 6, 8, 21}) CHECK(conv(i)->winograd == 2);
-  // f4 streamed: F(4x4) where it pays (676 pixels and more: 208x208 ... 26x26), F(2x2) at 13x13.
+  // f4 streamed: F(4x4) where it pays (676 pixels and more: 208x208 ... 26x26; at 13x13 where it
+  // needs fewer products), else F(2x2).
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, false});
   for (int i : {2, 4, 6, 8}) CHECK(conv(i)->winograd == 4);
-  CHECK(conv(10)->winograd == 2);
+  CHECK(conv(10)->winograd == tile_13x13);
   // Kept weights: every candidate pays. The 13x13 layers have 49 tiles: too few to read the whole
   // U once per panel, so they transform the whole input and pass the weights once. Layer 12 (512 -> 1024) is also the
   // network's peak with 19 MB of packed weights; streaming them through the input's tiles needs
@@ -330,24 +348,10 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
   CHECK(conv(12)->winograd_whole_input);
   CHECK(make_plan(*net).layers[12].peak_bytes < gemm.layers[12].peak_bytes);
   CHECK(make_plan(*net).peak_bytes <= gemm.peak_bytes);
-  // Kept weights, auto: F(4x4) from 26x26 as streamed; on the 13x13 maps where it needs fewer
-  // products than F(2x2) counted in whole panels of the micro-kernel the products run on here
-  // (aarch64, armhf, AVX2: F(4x4); AVX-512's 32-wide panels: F(2x2)). Streamed, 13x13 stays F(2x2).
-  auto padded_products = [&](int m) {
-    kernels::WinogradGeo geo;
-    geo.m = m, geo.out_h = 13, geo.out_w = 13;
-    const kernels::KernelInfo& k = kernels::winograd_kernel(geo);
-    const int columns = k.narrow ? geo.tiles() : (geo.tiles() + k.nr - 1) / k.nr * k.nr;
-    return geo.n2() * columns;
-  };
-  const int kept_13x13 = padded_products(4) < padded_products(2) ? 4 : 2;
-  INFO("kernel " << kernels::active_kernel().name << ": F(4x4) " << padded_products(4) << ", F(2x2) "
-                 << padded_products(2) << " products per filter-channel at 13x13");
+  // Kept weights, auto: the same tiles as streamed.
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kAuto, 0, true});
   for (int i : {2, 4, 6, 8, 21}) CHECK(conv(i)->winograd == 4);
-  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == kept_13x13);
-  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kAuto, 0, false});
-  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == 2);
+  for (int i : {10, 12, 14}) CHECK(conv(i)->winograd == tile_13x13);
   // A budget far above the peak lets a layer of many tile panels hold its whole U (layer 8: 169
   // tiles).
   choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF2, size_t(1) << 30, true});
@@ -393,7 +397,7 @@ TEST_CASE("under --max-mem below the GEMM path's peak, yolov3-tiny runs by strea
   CHECK(tight.err.find("the smallest is") != std::string::npos);
 }
 
-TEST_CASE("--keep-weights under a --max-mem too small for F(4x4)'s kept 13x13 weights keeps the streamed choice's",
+TEST_CASE("--keep-weights under a --max-mem too small for F(4x4)'s kept 13x13 weights keeps F(2x2)'s there",
           "[peak][winograd]") {
   const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
   const std::string weights = generated_weights(cfg, "yolov3-tiny");
@@ -418,8 +422,7 @@ TEST_CASE("--keep-weights under a --max-mem too small for F(4x4)'s kept 13x13 we
   REQUIRE(all.exit_code == 0);
   CHECK(all.err.find("in 8 of the convolutions") != std::string::npos);
   CHECK(kept_mb(all.err) > 120);
-  // 120M leaves no room for them: the streamed weights' choice (F(2x2) on the 13x13 maps, 73 MB
-  // kept) runs, not the GEMM path.
+  // 120M leaves no room for them: F(2x2) on the 13x13 maps (73 MB kept) runs, not the GEMM path.
   auto bounded = run_command(base + "--max-mem 120M");
   INFO(bounded.err);
   REQUIRE(bounded.exit_code == 0);
