@@ -44,6 +44,15 @@ namespace {
 // instructions kept, 494.0 -> 478.6 M streamed, yolov4-tiny 559.5 from 567.6 M streamed. Streamed
 // weights are transformed per image into 36 planes instead of 16, which the products saved repay
 // from 13x13 on these kernels (F(2x2) itself starts there).
+// Streamed weights on 32-bit ARM: its Winograd transforms run scalar (winograd.h), and F(4x4)'s
+// per-image weight transform into 36 planes cost more than its products saved: yolov3-tiny
+// armhf 1282.9 -> 1318.6 M instructions per inference with F(4x4) on the 13x13 maps.
+#if defined(__arm__) && !defined(__aarch64__)
+constexpr bool kStreamedSmallF4 = false;
+#else
+constexpr bool kStreamedSmallF4 = true;
+#endif
+
 bool f4_fewer_products(const Layer& c) {
   auto columns = [&](int m) {
     kernels::WinogradGeo geo;
@@ -74,7 +83,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     // F(4x4) from 26x26, and on smaller maps where it needs fewer products (kept weights: on any
     // map; streamed: from 13x13, where F(2x2) starts to pay for its per-image transform).
     const bool f4_small = choice.small_map_f4 && f4_fewer_products(*c);
-    const int f4_from = f4_small ? (choice.kept_weights ? 0 : 169) : kF4FromPixels;
+    const int f4_from = f4_small ? (choice.kept_weights ? 0 : kStreamedSmallF4 ? 169 : kF4FromPixels) : kF4FromPixels;
     const bool f4_auto = pixels >= f4_from;
     for (int m : {4, 2}) {
       if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;
