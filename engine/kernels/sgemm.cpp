@@ -2,6 +2,7 @@
 
 #include "cpu_features.h"
 #include "im2col_neon.h"
+#include "im2col_x86.h"
 #include "transpose_x86.h"
 
 #include <algorithm>
@@ -190,7 +191,8 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
     }
     float* panel = dst + size_t(p) * kc;
     if (n_runs == 1 && cols == nr &&
-        im2col_panel_inside(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel))
+        (im2col_panel_inside(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel) ||
+         im2col_panel_inside_x86(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel)))
       continue;
     int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
     for (int r = 0; r < kc; ++r) {

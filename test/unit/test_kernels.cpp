@@ -298,7 +298,8 @@ TEST_CASE("Im2colB packs exactly the im2col matrix: strides, padding, narrow ima
   };
   const Geo geos[] = {{3, 7, 9, 3, 1, 1}, {2, 13, 13, 3, 2, 1}, {4, 5, 3, 5, 1, 2}, {1, 1, 1, 3, 1, 1},
                       {2, 11, 6, 1, 2, 0}, {3, 9, 14, 3, 3, 0}, {1, 4, 33, 2, 1, 1}, {2, 6, 5, 7, 2, 3},
-                      {2, 5, 70, 3, 2, 1}, {1, 3, 67, 2, 2, 0}, {3, 6, 40, 3, 1, 1}};  // last: 3x3 stride 1, 12-wide panels inside
+                      {2, 5, 70, 3, 2, 1}, {1, 3, 67, 2, 2, 0}, {3, 6, 40, 3, 1, 1},  // 3x3 stride 1, 12-wide panels inside
+                      {2, 5, 140, 3, 2, 1}, {3, 6, 80, 3, 1, 1}, {2, 4, 90, 2, 2, 0}};  // 32-wide panels inside
   for (const Geo& g : geos) {
     const int oh = (g.h + 2 * g.p - g.k) / g.s + 1, ow = (g.w + 2 * g.p - g.k) / g.s + 1;
     const int K = g.c * g.k * g.k, N = oh * ow;
@@ -313,7 +314,7 @@ TEST_CASE("Im2colB packs exactly the im2col matrix: strides, padding, narrow ima
         full[size_t(row) * N + col] = in ? im[(size_t(ch) * g.h + iy) * g.w + ix] : 0.f;
       }
     const kernels::Im2colB b(im.data(), g.c, g.h, g.w, g.k, g.s, g.p);
-    for (int nr : {4, 8, 12, 32}) {
+    for (int nr : {4, 8, 12, 16, 24, 32}) {
       for (int k0 = 0; k0 < K; k0 += 5) {
         const int kc = std::min(5, K - k0);
         for (int n0 = 0; n0 < N; n0 += nr) {
