@@ -101,7 +101,10 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     for (const Way& w : ways) {
       c->set_winograd(w.m, w.whole_input);
       const size_t peak = fixed + (c->resident_param_floats() + c->workspace_floats()) * sizeof(float);
-      const bool pays = choice.kept_weights || pixels >= (w.m == 4 ? f4_from : 169);
+      // --winograd f4 asks for F(4x4) wherever it fits, paying or not (the parity suite runs it
+      // so on every map, the 13x13 ones that ARM and AVX2 take by default included).
+      const bool pays = choice.kept_weights || (w.m == 4 && choice.mode == WinogradMode::kF4) ||
+                        pixels >= (w.m == 4 ? f4_from : 169);
       if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }

@@ -38,7 +38,7 @@ namespace mdfi {
 // off: GEMM everywhere; auto (the default): F(4x4,3x3) on maps of 676 output pixels (26x26) and
 // more, F(2x2,3x3) below, except where this CPU's kernel needs fewer products by F(4x4)
 // (conv_choice.cpp); both hold the parity limits (test/e2e/test_parity.cpp); f2: F(2x2) only;
-// f4: F(4x4) wherever it fits and pays, else F(2x2).
+// f4: F(4x4) wherever it fits (paying or not), else F(2x2).
 enum class WinogradMode { kOff, kAuto, kF2, kF4 };
 bool parse_winograd_mode(const std::string& text, WinogradMode* out);
 
