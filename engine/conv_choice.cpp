@@ -1,7 +1,6 @@
 #include "conv_choice.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "kernels/sgemm.h"
@@ -36,30 +35,23 @@ namespace {
 // Maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2) on the
 // micro-kernel its products run on here (winograd_kernel), counting tiles in whole panels of that
 // kernel's width (a kernel with a narrow variant pays only for the tiles it has). 13x13: F(4x4)'s
-// 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512: 576 (a 16-wide panel) against 1024 (two
-// 32-wide ones); with only the 32-wide tile it was 1152, and F(4x4) measured slower (yolov3-tiny's
-// 512 -> 1024 layer, kept weights, one thread: 9.2-12.0 ms by F(2x2), 11.8-13.5 by F(4x4); with
-// the 16-wide tile below). AVX2 (8-wide panels for both): 576 against 896, F(4x4); kept
+// 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512 (32-wide panels): 1152 against 1024,
+// so F(2x2); yolov3-tiny's 512 -> 1024 layer, kept weights, one thread, measured 9.2-12.0 ms by
+// F(2x2) and 11.8-13.5 by F(4x4). AVX2 (8-wide panels for both): 576 against 896, F(4x4); kept
 // 8.9-11.1 ms against 12.3-13.8, streamed 16.1-18.2 against 18.3-19.4 (the 2-core VM, 3-4
 // alternated rounds; darknet53 at 256, streamed, whose 16x16 layers change: 181-188 -> 178 ms).
 // aarch64 (12 wide, narrow): 576 against 784; per inference (qemu) yolov3-tiny 464.9 -> 429.5 M
 // instructions kept, 494.0 -> 478.6 M streamed, yolov4-tiny 559.5 from 567.6 M streamed. Streamed
 // weights are transformed per image into 36 planes instead of 16, which the products saved repay
 // from 13x13 on these kernels (F(2x2) itself starts there).
-// Streamed weights, whether F(4x4) takes maps from 13x13 where it needs fewer products. Not on
-// 32-bit ARM: its Winograd transforms run scalar (winograd.h), and F(4x4)'s
+// Streamed weights on 32-bit ARM: its Winograd transforms run scalar (winograd.h), and F(4x4)'s
 // per-image weight transform into 36 planes cost more than its products saved: yolov3-tiny
 // armhf 1282.9 -> 1318.6 M instructions per inference with F(4x4) on the 13x13 maps.
-// With AVX-512 (its 16-wide tile for a 13x13 map's 16 F(4x4) tiles) kept weights gain, streamed
-// ones do not: yolov3-tiny's 512 -> 1024 layer, one thread, the 2-core VM, 3 alternated rounds,
-// kept 8.8-9.1 -> 6.8-8.0 ms, streamed 14.7-15.6 -> 15.5-16.5 ms.
-bool streamed_small_f4() {
 #if defined(__arm__) && !defined(__aarch64__)
-  return false;
+constexpr bool kStreamedSmallF4 = false;
 #else
-  return std::strcmp(kernels::active_kernel().name, "avx512") != 0;
+constexpr bool kStreamedSmallF4 = true;
 #endif
-}
 
 bool f4_fewer_products(const Layer& c) {
   auto columns = [&](int m) {
@@ -91,7 +83,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     // F(4x4) from 26x26, and on smaller maps where it needs fewer products (kept weights: on any
     // map; streamed: from 13x13, where F(2x2) starts to pay for its per-image transform).
     const bool f4_small = choice.small_map_f4 && f4_fewer_products(*c);
-    const int f4_from = f4_small ? (choice.kept_weights ? 0 : streamed_small_f4() ? 169 : kF4FromPixels) : kF4FromPixels;
+    const int f4_from = f4_small ? (choice.kept_weights ? 0 : kStreamedSmallF4 ? 169 : kF4FromPixels) : kF4FromPixels;
     const bool f4_auto = pixels >= f4_from;
     for (int m : {4, 2}) {
       if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;

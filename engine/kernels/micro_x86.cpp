@@ -53,33 +53,20 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int kc, const float*
   }
 }
 
-// kVecs 2: an 8 x 32 tile; kVecs 1: 8 x 16 (micro_avx512_narrow), for Winograd's layers of few
-// tiles: a 13x13 map's 16 F(4x4) tiles fill one 16-wide panel where a 32-wide one is half
-// padding. Eight accumulators are as many FMA chains as two pipes of latency 4 keep busy. Each
-// element takes the same FMAs in k order either way: the same bits.
-template <bool kFinish, int kVecs = 2>
+template <bool kFinish>
 __attribute__((target("avx512f"))) static void kernel_avx512(int kc, const float* a, const float* b, int ldb, float* c,
                                                               int ldc, int first, const float* bias, TileAct act) {
   __m512 lo[kMR], hi[kMR];
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
   for (int k = 0; k < kc; ++k) {
     const __m512 b0 = _mm512_loadu_ps(b + size_t(k) * ldb);
-    const __m512 b1 = kVecs == 2 ? _mm512_loadu_ps(b + size_t(k) * ldb + 16) : b0;
+    const __m512 b1 = _mm512_loadu_ps(b + size_t(k) * ldb + 16);
     const float* ak = a + k * kMR;
     MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
       const __m512 av = _mm512_set1_ps(ak[i]);
       lo[i] = _mm512_fmadd_ps(av, b0, lo[i]);
-      if (kVecs == 2) hi[i] = _mm512_fmadd_ps(av, b1, hi[i]);
+      hi[i] = _mm512_fmadd_ps(av, b1, hi[i]);
     }
-  }
-  if constexpr (kVecs == 1) {
-    static_assert(!kFinish, "the 16-wide tile serves Winograd's products only");
-    MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
-      float* ci = c + i * ldc;
-      if (!first) lo[i] = _mm512_add_ps(lo[i], _mm512_loadu_ps(ci));
-      _mm512_storeu_ps(ci, lo[i]);
-    }
-    return;
   }
   MDFI_UNROLL for (int i = 0; i < kMR; ++i) {
     float* ci = c + i * ldc;
@@ -136,11 +123,6 @@ __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const 
 // 24-wide panels would be a third padding (winograd_kernel). Same bits as the 24-wide tile.
 KernelInfo micro_avx2_narrow() { return {"avx2-8", 8, &avx2_narrow_block}; }
 KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, nullptr, &direct_avx512, 16}; }
-__attribute__((target("avx512f"))) static void avx512_narrow_block(int kc, const float* a, const float* b, float* c,
-                                                                    int ldc, int first) {
-  kernel_avx512<false, 1>(kc, a, b, 16, c, ldc, first, nullptr, TileAct::kLinear);
-}
-KernelInfo micro_avx512_narrow() { return {"avx512-16", 16, &avx512_narrow_block}; }
 
 }  // namespace mdfi::kernels
 #endif

@@ -51,7 +51,6 @@ KernelInfo micro_generic();
 KernelInfo micro_avx2();
 KernelInfo micro_avx2_narrow();
 KernelInfo micro_avx512();
-KernelInfo micro_avx512_narrow();  // 8 x 16 tiles for Winograd's few-tile layers
 #endif
 #if defined(__ARM_NEON) || defined(__aarch64__)
 KernelInfo micro_neon();

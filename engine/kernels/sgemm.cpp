@@ -27,7 +27,6 @@ static std::vector<KernelInfo> available_kernels() {
   std::vector<KernelInfo> v;
 #if defined(__x86_64__) || defined(__i386__)
   if (cpu_has_avx512f()) v.push_back(micro_avx512());
-  if (cpu_has_avx512f()) v.push_back(micro_avx512_narrow());  // Winograd's few-tile layers (winograd.cpp)
   if (cpu_has_avx2_fma()) v.push_back(micro_avx2());
   if (cpu_has_avx2_fma()) v.push_back(micro_avx2_narrow());  // Winograd's few-tile layers (winograd.cpp)
 #endif

@@ -49,25 +49,19 @@ void panel_product(const WinogradGeo& geo, const WinogradOps& ops, const KernelI
 }  // namespace
 
 
+// The widest kernel even for few tiles on AVX-512: there the 8-wide AVX2 kernel runs at half the
+// rate, which costs more than the padding tiles of a 32-wide panel (a 13x13 map: 49 tiles in 64).
 // On AVX2 the 24-wide tile, except where its panels would hold 20% more padding tiles than 8-wide
 // ones (49 tiles of a 13x13 F(2x2) or 26x26 F(4x4) map: 72 against 56): there the 8-wide kernel
 // was the faster (yolov3-tiny's 26x26 and 13x13 layers, 1 thread: 27.8 against 30.1 ms CPU time),
-// on larger maps the 24-wide one (its 208x208 layer: 2.0 against 2.7 ms). On AVX-512 the same rule
-// with the 16-wide zmm tile (the 8-wide AVX2 one runs at half the rate, which costs more than a
-// 32-wide panel's padding): a 13x13 F(4x4) map's 16 tiles take one 16-wide panel instead of half
-// a 32-wide one; 49 tiles (64 either way) and larger maps keep the 32-wide tile.
+// on larger maps the 24-wide one (its 208x208 layer: 2.0 against 2.7 ms).
 const KernelInfo& winograd_kernel(const WinogradGeo& geo) {
   const KernelInfo& active = active_kernel();
-  const KernelInfo* narrow = nullptr;
   if (std::strcmp(active.name, "avx2") == 0) {
-    static const KernelInfo* avx2_narrow = find_kernel("avx2-8");
-    narrow = avx2_narrow;
-  } else if (std::strcmp(active.name, "avx512") == 0) {
-    static const KernelInfo* avx512_narrow = find_kernel("avx512-16");
-    narrow = avx512_narrow;
+    static const KernelInfo* narrow = find_kernel("avx2-8");
+    const int t = geo.tiles(), wide = (t + active.nr - 1) / active.nr * active.nr;
+    if (narrow && wide * 5 > (t + narrow->nr - 1) / narrow->nr * narrow->nr * 6) return *narrow;
   }
-  const int t = geo.tiles(), wide = (t + active.nr - 1) / active.nr * active.nr;
-  if (narrow && wide * 5 > (t + narrow->nr - 1) / narrow->nr * narrow->nr * 6) return *narrow;
   return active;
 }
 

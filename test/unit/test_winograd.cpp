@@ -306,12 +306,12 @@ TEST_CASE("the planner chooses Winograd only where it pays and does not raise th
     return geo.n2() * columns;
   };
   const int tile_13x13 = padded_products(4) < padded_products(2) ? 4 : 2;
-  // Streamed, F(2x2) stays on 32-bit ARM (its scalar transforms make F(4x4)'s per-image weight
-  // transform cost more than it saves) and with AVX-512 (measured no faster): conv_choice.cpp.
+  // Streamed on 32-bit ARM F(2x2) stays: its scalar transforms make F(4x4)'s per-image weight
+  // transform cost more than it saves (conv_choice.cpp).
 #if defined(__arm__) && !defined(__aarch64__)
   const int streamed_13x13 = 2;
 #else
-  const int streamed_13x13 = std::strcmp(kernels::active_kernel().name, "avx512") == 0 ? 2 : tile_13x13;
+  const int streamed_13x13 = tile_13x13;
 #endif
   INFO("kernel " << kernels::active_kernel().name << ": F(4x4) " << padded_products(4) << ", F(2x2) "
                  << padded_products(2) << " products per filter-channel at 13x13");
