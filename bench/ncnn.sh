@@ -4,10 +4,10 @@
 # another, ROUNDS rounds per model and thread count, medians. Not a unit test: timings on a shared
 # machine are noisy, which is why the runs are interleaved and the medians reported.
 #
-#   mdfi: `mdfi bench` forward_ms (the network alone, after one warm-up, median of 3 repeats),
+#   mdfi: `mdfi bench` forward_ms (the network alone, after one warm-up, median of REPS repeats),
 #   ncnn: bench/ncnn/ncnn_bench.cpp on mdfi's own input tensor, fp32 (fp16/bf16 storage and
 #         arithmetic off), Winograd and sgemm convolutions on (ncnn's defaults), up to the blobs
-#         that feed its Yolov3DetectionOutput layer (the last layer for the classifier); median of 3
+#         that feed its Yolov3DetectionOutput layer (the last layer for the classifier); median of REPS
 #         after one warm-up. ncnn comes from ../shared/peers/ncnn, unpacked into $WORK.
 # Equal work: both engines get the same input tensor (mdfi --dump-layers writes it) and the
 # tensors that feed the YOLO layers (classifier: the softmax output) are compared as a relative
@@ -15,6 +15,8 @@
 #
 # Usage: bench/ncnn.sh            (all models below, 1 and 2 threads, 5 rounds: ~25 min on 2 cores)
 #   MODELS="yolo-fastest-1.1 yolov3-tiny" THREADS="2" ROUNDS=5 bench/ncnn.sh   (a quick run: < 3 min)
+#   REPS=15 bench/ncnn.sh   (forward passes per sample, both engines; default 3: more smooth out a
+#                            host whose speed drifts within seconds)
 #   MDFI_BASE=path/to/older/mdfi bench/ncnn.sh   (also times that binary in the same rounds: before/after)
 # Models: yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet (real weights,
 # ../shared/models, converted ncnn models from ../shared/peers/ncnn/models), yolov3-tiny yolov3
@@ -28,6 +30,7 @@ PEER=${PEER:-$SHARED/peers/ncnn}
 WORK=${WORK:-build/ncnn-bench}
 IMAGE=${IMAGE:-$SHARED/models/images/dog.jpg}
 ROUNDS=${ROUNDS:-5}
+REPS=${REPS:-3}
 THREADS=${THREADS:-1 2}
 [ -f "$PEER/ncnn-x86_64-install.tgz" ] || { echo "needs $PEER/ncnn-x86_64-install.tgz" >&2; exit 2; }
 [ -x "$MDFI" ] || { echo "needs $MDFI (scripts/build.sh)" >&2; exit 2; }
@@ -76,12 +79,12 @@ for model in ${MODELS:-$PEER_MODELS_ALL}; do
     : > "$WORK/ms"; : > "$WORK/mk"; : > "$WORK/nc"; : > "$WORK/bs"; : > "$WORK/bk"
     mdfi_ms() {  # mdfi_ms BINARY [--keep-weights] -> forward_ms of one bench run
       local exe=$1; shift
-      field forward_ms "$("$exe" bench "$@" -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')"
+      field forward_ms "$("$exe" bench "$@" -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r "$REPS" -f csv "$IMAGE" | grep '^#')"
     }
     for _ in $(seq "$ROUNDS"); do
       mdfi_ms "$MDFI" >> "$WORK/ms"
       mdfi_ms "$MDFI" --keep-weights >> "$WORK/mk"
-      "$BENCH" "$param" "$bin" "$WORK/input-$model.npy" "$t" 3 | sed -n 's/^ncnn_ms=\([0-9.]*\).*/\1/p' >> "$WORK/nc"
+      "$BENCH" "$param" "$bin" "$WORK/input-$model.npy" "$t" "$REPS" | sed -n 's/^ncnn_ms=\([0-9.]*\).*/\1/p' >> "$WORK/nc"
       if [ -n "$BASE" ]; then
         mdfi_ms "$BASE" >> "$WORK/bs"
         mdfi_ms "$BASE" --keep-weights >> "$WORK/bk"
@@ -100,5 +103,5 @@ for model in ${MODELS:-$PEER_MODELS_ALL}; do
   done
 done
 echo
-echo "host: $host, $(nproc) CPUs; mdfi=$MDFI${BASE:+, base=$BASE}; rounds=$ROUNDS (medians; mdfi and ncnn alternate within each round); image=$IMAGE;" \
+echo "host: $host, $(nproc) CPUs; mdfi=$MDFI${BASE:+, base=$BASE}; rounds=$ROUNDS of $REPS forward passes (medians; mdfi and ncnn alternate within each round); image=$IMAGE;" \
   "mdfi kernel=${MDFI_KERNEL:-auto}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
