@@ -18,7 +18,8 @@ bool parse_winograd_mode(const std::string& text, WinogradMode* out) {
   return true;
 }
 
-// F(4x4) from 26x26 output maps (conv_choice.h says why).
+// Streamed weights: F(2x2) from 13x13 output maps, F(4x4) from 26x26 (conv_choice.h says why).
+constexpr int kF2FromPixels = 169;
 constexpr int kF4FromPixels = 676;
 // Filter panels per pass of the whole-input way at most: yolov4-tiny's 26x26 and 13x13 layers,
 // kept weights, one thread, took 13.7 ms by one panel per pass, 12.9 by 4, 12.1 by 8, 11.8 by 16
@@ -82,8 +83,11 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
     std::vector<Way> ways;
     // F(4x4) from 26x26, and on smaller maps where it needs fewer products (kept weights: on any
     // map; streamed: from 13x13, where F(2x2) starts to pay for its per-image transform).
-    const bool f4_small = choice.small_map_f4 && f4_fewer_products(*c);
-    const int f4_from = f4_small ? (choice.kept_weights ? 0 : kStreamedSmallF4 ? 169 : kF4FromPixels) : kF4FromPixels;
+    int f4_from = kF4FromPixels;
+    if (choice.small_map_f4 && f4_fewer_products(*c)) {
+      if (choice.kept_weights) f4_from = 0;
+      else if (kStreamedSmallF4) f4_from = kF2FromPixels;
+    }
     const bool f4_auto = pixels >= f4_from;
     for (int m : {4, 2}) {
       if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;
@@ -104,7 +108,7 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
       // --winograd f4 asks for F(4x4) wherever it fits, paying or not (the parity suite runs it
       // so on every map, the 13x13 ones that ARM and AVX2 take by default included).
       const bool pays = choice.kept_weights || (w.m == 4 && choice.mode == WinogradMode::kF4) ||
-                        pixels >= (w.m == 4 ? f4_from : 169);
+                        pixels >= (w.m == 4 ? f4_from : kF2FromPixels);
       if (pays && peak <= limit && !chosen.m) chosen = w;
       if (peak < least) least = peak, smallest = w;
     }
