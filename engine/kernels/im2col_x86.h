@@ -1,23 +1,31 @@
-// im2col_neon.h's whole-panel case on x86-64: a B panel of consecutive outputs of one output row
-// whose every tap lies inside the input horizontally is, row by row, a copy of nr floats (stride
-// 1) or every other float of 2 * nr (stride 2), or zeros above and below the image. Im2colB::pack's
-// general loop calls im2col_row_run per row of every panel, whose padding bounds take two integer
-// divisions and whose stride-2 loop the baseline (SSE2) build gathers a few floats at a time: on
-// yolov4-tiny's 32 -> 64 stride-2 layer (104x104 outputs) packing was most of the layer's time.
-// Here the copies are AVX2 or AVX-512 vectors (the kernel widths: 8, 16, 24 or 32 columns). The
-// same floats are copied either way.
+// Im2colB's panels on x86-64, in vectors. A panel's columns are consecutive output pixels, which fall
+// into a few runs along output rows; row by row (channel, ky, kx) each run is a copy of len floats
+// (stride 1) or every other float of 2 * len (stride 2), clipped where it meets the padding, or
+// zeros above and below the image. Im2colB::pack's general loop calls im2col_row_run per run of
+// every row, whose padding bounds take two integer divisions and whose stride-2 loop the baseline
+// (SSE2) build gathers a few floats at a time: on yolov4-tiny's 32 -> 64 stride-2 layer (104x104
+// outputs) packing was most of the layer's time.
+// With AVX-512 every run is copied by masked loads and stores (masks made once per panel for each
+// run, tap column and 16 columns), padding or not: a 32-wide panel of a 104-wide output row meets
+// the padding or the next row more often than not. With AVX2 only panels of one run with every tap
+// inside are taken (8, 16, 24 or 32 columns), the rest left to the general loop. The same floats
+// are copied either way.
 #pragma once
+
+#include "sgemm.h"
 
 namespace mdfi::kernels {
 
-// Packs rows [k0, k0 + kc) of the panel whose nr columns are the outputs (oy, ox..ox + nr - 1)
-// and returns true, or returns false writing nothing when the panel is not of that kind (stride
-// other than 1 or 2, a tap outside the row, nr not a multiple of 8) or this CPU lacks AVX2.
-bool im2col_panel_inside_x86(const float* im, int h, int w, int k, int s, int p, int d, int oy, int ox, int k0,
-                             int kc, int nr, float* panel);
+// Packs rows [k0, k0 + kc) of the panel of nr columns whose first `cols` are the runs (the rest
+// zeros) and returns true, or returns false writing nothing when this CPU or the panel is not one
+// of the above (stride other than 1 or 2, nr not a multiple of 8, more runs or taps than the
+// masks are made for).
+bool im2col_panel_x86(const Im2colImage& im, int k, int s, int p, int d, const Im2colRun* runs, int n_runs, int k0,
+                      int kc, int nr, int cols, float* panel);
 
 #if !(defined(__x86_64__) || defined(__i386__))
-inline bool im2col_panel_inside_x86(const float*, int, int, int, int, int, int, int, int, int, int, int, float*) {
+inline bool im2col_panel_x86(const Im2colImage&, int, int, int, int, const Im2colRun*, int, int, int, int, int,
+                             float*) {
   return false;
 }
 #endif

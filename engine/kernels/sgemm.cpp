@@ -176,10 +176,7 @@ void im2col_row_run(const float* row, int ix0, int stride, int width, int len, f
 }
 
 void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
-  struct Run {
-    int j0, len, oy, ox;
-  };
-  Run runs[65];  // nr <= 64 columns, each run at least one column
+  Im2colRun runs[65];  // nr <= 64 columns, each run at least one column
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
     int n_runs = 0;
@@ -190,16 +187,16 @@ void Im2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
       j += len;
     }
     float* panel = dst + size_t(p) * kc;
-    if (n_runs == 1 && cols == nr &&
-        (im2col_panel_inside(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel) ||
-         im2col_panel_inside_x86(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel)))
+    if (im2col_panel_x86({im_, size_t(h_) * w_, 0, h_, w_}, k_, s_, p_, d_, runs, n_runs, k0, kc, nr, cols, panel) ||
+        (n_runs == 1 && cols == nr &&
+         im2col_panel_inside(im_, h_, w_, k_, s_, p_, d_, runs[0].oy, runs[0].ox, k0, kc, nr, panel)))
       continue;
     int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
     for (int r = 0; r < kc; ++r) {
       const float* plane = im_ + size_t(ch) * h_ * w_;
       float* d = panel + size_t(r) * nr;
       for (int q = 0; q < n_runs; ++q) {
-        const Run& run = runs[q];
+        const Im2colRun& run = runs[q];
         float* out = d + run.j0;
         const int iy = run.oy * s_ - p_ + ky * d_;
         if (unsigned(iy) >= unsigned(h_)) {

@@ -67,6 +67,20 @@ class MatrixB : public BSource {
 // outside [0, width) (the padding). Shared by Im2colB and the band rows' WindowIm2colB.
 void im2col_row_run(const float* row, int ix0, int stride, int width, int len, float* out);
 
+// A run of a panel's columns: columns [j0, j0 + len) are the outputs (oy, ox..ox + len - 1).
+struct Im2colRun {
+  int j0, len, oy, ox;
+};
+
+// The input of an im2col, whole or a window of its rows: each channel of the h x w image holds
+// its rows from y_lo on, the channels `plane` floats apart; rows outside [0, h) are padding.
+struct Im2colImage {
+  const float* data;
+  size_t plane;
+  int y_lo, h, w;
+  const float* row(int ch, int y) const { return data + size_t(ch) * plane + size_t(y - y_lo) * w; }
+};
+
 class Im2colB : public BSource {
  public:
   // dilation > 1: taps that far apart (AlexeyAB), `pad` being the padding itself.

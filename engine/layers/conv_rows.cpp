@@ -2,6 +2,8 @@
 #include "../schedule.h"
 #include "../kernels/conv_direct.h"
 #include "../kernels/depthwise.h"
+#include "../kernels/im2col_neon.h"
+#include "../kernels/im2col_x86.h"
 #include "winograd_rows.h"
 
 #include <algorithm>
@@ -21,10 +23,7 @@ WindowIm2colB::WindowIm2colB(const RowWindow& in, int ksize, int stride, int pad
 // As Im2colB::pack (runs of consecutive output pixels along a row, padding clipped at the ends),
 // with rows addressed through the window.
 void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) const {
-  struct Run {
-    int j0, len, oy, ox;
-  };
-  Run runs[65];
+  kernels::Im2colRun runs[65];
   for (int p = 0; p < nc; p += nr) {
     const int cols = std::max(0, std::min(nr, n_ - (n0 + p)));
     int n_runs = 0;
@@ -35,12 +34,15 @@ void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
       j += len;
     }
     float* panel = dst + size_t(p) * kc;
+    if (kernels::im2col_panel_x86({in_.data, size_t(in_.cap) * in_.w, in_.lo, in_.h, in_.w}, k_, s_, p_, 1, runs,
+                                  n_runs, k0, kc, nr, cols, panel))
+      continue;
     int kx = k0 % k_, ky = (k0 / k_) % k_, ch = k0 / k_ / k_;
     const int w = in_.w;
     for (int r = 0; r < kc; ++r) {
       float* d = panel + size_t(r) * nr;
       for (int q = 0; q < n_runs; ++q) {
-        const Run& run = runs[q];
+        const kernels::Im2colRun& run = runs[q];
         float* out = d + run.j0;
         const int iy = run.oy * s_ - p_ + ky;
         if (unsigned(iy) >= unsigned(in_.h)) {
@@ -49,7 +51,7 @@ void WindowIm2colB::pack(int k0, int kc, int n0, int nc, int nr, float* dst) con
         }
         const float* src = in_.row(ch, iy);
         const int ix0 = run.ox * s_ - p_ + kx;
-        kernels::im2col_row_run(src, ix0, s_, w, run.len, out);
+        if (!kernels::im2col_run_inside(src, ix0, s_, w, run.len, out)) kernels::im2col_row_run(src, ix0, s_, w, run.len, out);
       }
       for (int j = cols; j < nr; ++j) d[j] = 0.f;
       if (++kx == k_) {
