@@ -11,35 +11,56 @@
 
 namespace mdfi::kernels {
 
-MDFI_TARGET_BEGIN("avx2")
 namespace {
-// A panel of one run with every tap inside its input row: row by row (channel, ky, kx) a copy of
-// nr floats or every other float of 2 * nr, or zeros above and below the image.
-template <int S>
-void inside_avx2(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, int kc, int nr, float* panel) {
-  int kx = k0 % k, ky = (k0 / k) % k, ch = k0 / k / k;
-  for (int r = 0; r < kc; ++r, panel += nr) {
-    const int iy = iy0 + ky * d;
-    if (unsigned(iy) >= unsigned(im.h)) {
-      for (int j = 0; j < nr; j += 8) _mm256_storeu_ps(panel + j, _mm256_setzero_ps());
-    } else {
-      const float* src = im.row(ch, iy) + x0 + kx * d;
-      for (int j = 0; j < nr; j += 8) {
-        if (S == 1) {
-          _mm256_storeu_ps(panel + j, _mm256_loadu_ps(src + j));
-        } else {
-          // Even floats of 16: shuffle picks 0 2 of each 128-bit half of both, permute orders them.
-          const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
-          const __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-          _mm256_storeu_ps(panel + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8)));
-        }
-      }
-    }
+
+// A panel's rows in im2col order: tap column kx, then tap row ky, then channel.
+struct TapCursor {
+  int k, kx, ky, ch;
+  TapCursor(int k, int k0) : k(k), kx(k0 % k), ky(k0 / k % k), ch(k0 / k / k) {}
+  void next() {
     if (++kx == k) {
       kx = 0;
       if (++ky == k) ky = 0, ++ch;
     }
   }
+};
+
+// A panel of one run with every tap inside its input row: calls copy(src, dst) for each row
+// inside the image (nr floats from src, or every other float of 2 * nr), zeros(dst) above and
+// below it.
+template <typename Copy, typename Zeros>
+inline void inside_rows(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, int kc, int nr, float* panel,
+                        Copy copy, Zeros zeros) {
+  for (TapCursor t(k, k0); kc > 0; --kc, t.next(), panel += nr) {
+    const int iy = iy0 + t.ky * d;
+    if (unsigned(iy) >= unsigned(im.h)) zeros(panel);
+    else copy(im.row(t.ch, iy) + x0 + t.kx * d, panel);
+  }
+}
+
+}  // namespace
+
+MDFI_TARGET_BEGIN("avx2")
+namespace {
+template <int S>
+void inside_avx2(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, int kc, int nr, float* panel) {
+  inside_rows(
+      im, k, d, iy0, x0, k0, kc, nr, panel,
+      [nr](const float* src, float* dst) {
+        for (int j = 0; j < nr; j += 8) {
+          if (S == 1) {
+            _mm256_storeu_ps(dst + j, _mm256_loadu_ps(src + j));
+          } else {
+            // Even floats of 16: shuffle picks 0 2 of each 128-bit half of both, permute orders them.
+            const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
+            const __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+            _mm256_storeu_ps(dst + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8)));
+          }
+        }
+      },
+      [nr](float* dst) {
+        for (int j = 0; j < nr; j += 8) _mm256_storeu_ps(dst + j, _mm256_setzero_ps());
+      });
 }
 }  // namespace
 MDFI_TARGET_END()
@@ -62,24 +83,19 @@ inline __mmask16 lanes_within(int from, int lo, int hi) {
 template <int S>
 void inside_avx512(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, int kc, int nr, float* panel) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  int kx = k0 % k, ky = (k0 / k) % k, ch = k0 / k / k;
-  for (int r = 0; r < kc; ++r, panel += nr) {
-    const int iy = iy0 + ky * d;
-    if (unsigned(iy) >= unsigned(im.h)) {
-      for (int j = 0; j < nr; j += 16) _mm512_storeu_ps(panel + j, _mm512_setzero_ps());
-    } else {
-      const float* src = im.row(ch, iy) + x0 + kx * d;
-      for (int j = 0; j < nr; j += 16) {
-        if (S == 1) _mm512_storeu_ps(panel + j, _mm512_loadu_ps(src + j));
-        else
-          _mm512_storeu_ps(panel + j, _mm512_permutex2var_ps(_mm512_loadu_ps(src + 2 * j), even, _mm512_loadu_ps(src + 2 * j + 16)));
-      }
-    }
-    if (++kx == k) {
-      kx = 0;
-      if (++ky == k) ky = 0, ++ch;
-    }
-  }
+  inside_rows(
+      im, k, d, iy0, x0, k0, kc, nr, panel,
+      [nr, even](const float* src, float* dst) {
+        for (int j = 0; j < nr; j += 16) {
+          if (S == 1) _mm512_storeu_ps(dst + j, _mm512_loadu_ps(src + j));
+          else
+            _mm512_storeu_ps(dst + j, _mm512_permutex2var_ps(_mm512_loadu_ps(src + 2 * j), even,
+                                                             _mm512_loadu_ps(src + 2 * j + 16)));
+        }
+      },
+      [nr](float* dst) {
+        for (int j = 0; j < nr; j += 16) _mm512_storeu_ps(dst + j, _mm512_setzero_ps());
+      });
 }
 
 // Each 16-column chunk of a panel row is put together in registers, every run overlapping it
@@ -112,29 +128,24 @@ void runs_avx512(const Im2colImage& im, int k, int p, int d, const Im2colRun* ru
     }
   }
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  int kx = k0 % k, ky = (k0 / k) % k, ch = k0 / k / k;
-  for (int r = 0; r < kc; ++r, panel += nr) {
+  for (TapCursor t(k, k0); kc > 0; --kc, t.next(), panel += nr) {
     for (int c = 0; c < n_chunks; ++c) {
       __m512 a = _mm512_setzero_ps(), b = _mm512_setzero_ps();
       for (int q = first[c]; q <= last[c]; ++q) {
-        const int iy = iy0[q] + ky * d;
+        const int iy = iy0[q] + t.ky * d;
         if (unsigned(iy) >= unsigned(im.h)) continue;  // above or below the image: zeros
         // Where the run starts in the padding this points before the row: only lanes inside are read.
-        const float* src = im.row(ch, iy) + (x0[q][c] + kx * d);
+        const float* src = im.row(t.ch, iy) + (x0[q][c] + t.kx * d);
         // The next panel reads on from here. Without this the loads waited on memory: a panel's
         // rows come from every channel of the block (96 input rows for a 32-channel 3x3 layer),
         // more streams than the hardware prefetchers follow (yolov4-tiny's 32 -> 64 stride-2 layer,
         // 1 thread, Zen 4: 4.6-4.9 -> 4.1-4.2 ms).
         _mm_prefetch(reinterpret_cast<const char*>(src + nr * S), _MM_HINT_T0);
         if (S == 2) _mm_prefetch(reinterpret_cast<const char*>(src + nr * S + 16), _MM_HINT_T0);
-        a = _mm512_mask_loadu_ps(a, lo[q][kx][c], src);
-        if (S == 2) b = _mm512_mask_loadu_ps(b, hi[q][kx][c], src + 16);
+        a = _mm512_mask_loadu_ps(a, lo[q][t.kx][c], src);
+        if (S == 2) b = _mm512_mask_loadu_ps(b, hi[q][t.kx][c], src + 16);
       }
       _mm512_storeu_ps(panel + 16 * c, S == 2 ? _mm512_permutex2var_ps(a, even, b) : a);
-    }
-    if (++kx == k) {
-      kx = 0;
-      if (++ky == k) ky = 0, ++ch;
     }
   }
 }
