@@ -8,6 +8,7 @@
 
 #include "../gemm.h"
 #include "../im2col.h"
+#include "../kernels/conv_direct.h"
 #include "../kernels/sgemm.h"
 #include "batchnorm.h"
 #include "../layer_registry.h"
@@ -156,9 +157,23 @@ int ConvLayer::tile_columns() const {
   return int(std::min(n, std::max<size_t>(1, budget / k)));
 }
 
+// im2col + SGEMM packs the whole im2col matrix once, as one weight block of all the filters
+// would; direct_pays weighs that against the lanes the direct kernel computes in vain. Measured
+// (1 thread, AVX-512, the 2-core EPYC VM): yolov3-tiny's 3 -> 16 layer 1.70-1.77 ms by im2col,
+// 1.43-1.49 direct (2 threads: 0.99 and 0.84); Tiny Darknet's 3 -> 16 layer 0.50-0.52 and
+// 0.39-0.42; yolov3's 3 -> 32 layer 2.74-2.84 either way.
+bool ConvLayer::direct_whole() const {
+  // Winograd candidates stay off it even when the choice left them on the GEMM path: that choice
+  // (conv_choice.cpp) weighs Winograd's memory against the GEMM's workspace.
+  if (winograd || winograd_candidate() || groups != 1 || depthwise() || direct_1x1()) return false;
+  const kernels::KernelInfo& kern = kernels::active_kernel();
+  return kernels::direct_suits(kern, size, stride, dilation, pad) &&
+         kernels::direct_pays(kern.direct_lanes, size, out.w, filters, filters);
+}
+
 size_t ConvLayer::workspace_floats() const {
   if (winograd) return winograd_workspace_floats();
-  if (depthwise()) return 0;
+  if (depthwise() || direct_whole()) return 0;
   return kernels::sgemm_workspace_floats((in.c / groups) * size * size, out.h * out.w, kernels::planned_threads());
 }
 

@@ -65,6 +65,10 @@ class ConvLayer : public Layer {
 
   size_t weight_floats() const { return size_t(filters) * (in.c / groups) * size * size; }
   bool direct_1x1() const { return size == 1 && stride == 1 && pad == 0; }
+  // Whether the fast path convolves straight from the input rows (kernels/conv_direct.h) instead
+  // of packing the im2col matrix for the SGEMM: a layer Winograd never takes where direct_pays
+  // holds for all the filters as one block, as it does for the few filters of a first layer.
+  bool direct_whole() const;
   int tile_columns() const;  // im2col columns per tile
 };
 

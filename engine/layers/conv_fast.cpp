@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "../kernels/conv_direct.h"
 #include "../kernels/depthwise.h"
 #include "../kernels/sgemm.h"
 #include "../kernels/winograd.h"
@@ -234,6 +235,13 @@ Status ConvLayer::compute_fast(LayerIO& io, const float* weights, const float* b
   if (depthwise()) {
     kernels::depthwise_conv(io.inputs[0], in.c, in.h, in.w, weights, size, stride, pad, io.output, out.h, out.w, bias,
                             activation, threads);
+    return Status::Ok();
+  }
+  if (direct_whole()) {
+    kernels::DirectJob job{io.inputs[0], size_t(in.h) * in.w, 0, in.h, in.w, size, pad, K};
+    job.ldc = size_t(N), job.out_w = out.w, job.y0 = 0, job.y1 = out.h;
+    job.a = weights, job.filters = M, job.bias = bias, job.out = io.output;
+    kernels::conv_direct(kernels::active_kernel(), job, activation, threads);
     return Status::Ok();
   }
   const size_t per_group = kernels::packed_a_floats(M, K);
