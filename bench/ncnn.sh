@@ -18,6 +18,8 @@
 #   REPS=15 bench/ncnn.sh   (forward passes per sample, both engines; default 3: more smooth out a
 #                            host whose speed drifts within seconds)
 #   MDFI_BASE=path/to/older/mdfi bench/ncnn.sh   (also times that binary in the same rounds: before/after)
+#   PIN=0,1 bench/ncnn.sh   (every engine run under `taskset -c 0,1`: both on the same cores, no
+#                            migrations across a many-core host's other cores)
 # Models: yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet (real weights,
 # ../shared/models, converted ncnn models from ../shared/peers/ncnn/models), yolov3-tiny yolov3
 # (cfg/, generated weights) and yolov4-tiny (../shared/refs/cfg, AlexeyAB's, generated weights):
@@ -32,6 +34,8 @@ IMAGE=${IMAGE:-$SHARED/models/images/dog.jpg}
 ROUNDS=${ROUNDS:-5}
 REPS=${REPS:-3}
 THREADS=${THREADS:-1 2}
+PIN=${PIN:-}
+pinned() { if [ -n "$PIN" ]; then taskset -c "$PIN" "$@"; else "$@"; fi; }
 [ -f "$PEER/ncnn-x86_64-install.tgz" ] || { echo "needs $PEER/ncnn-x86_64-install.tgz" >&2; exit 2; }
 [ -x "$MDFI" ] || { echo "needs $MDFI (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$WORK"
@@ -79,12 +83,12 @@ for model in ${MODELS:-$PEER_MODELS_ALL}; do
     : > "$WORK/ms"; : > "$WORK/mk"; : > "$WORK/nc"; : > "$WORK/bs"; : > "$WORK/bk"
     mdfi_ms() {  # mdfi_ms BINARY [--keep-weights] -> forward_ms of one bench run
       local exe=$1; shift
-      field forward_ms "$("$exe" bench "$@" -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r "$REPS" -f csv "$IMAGE" | grep '^#')"
+      field forward_ms "$(pinned "$exe" bench "$@" -c "$cfg" -w "$weights" -j "$t" --warmup 1 -r "$REPS" -f csv "$IMAGE" | grep '^#')"
     }
     for _ in $(seq "$ROUNDS"); do
       mdfi_ms "$MDFI" >> "$WORK/ms"
       mdfi_ms "$MDFI" --keep-weights >> "$WORK/mk"
-      "$BENCH" "$param" "$bin" "$WORK/input-$model.npy" "$t" "$REPS" | sed -n 's/^ncnn_ms=\([0-9.]*\).*/\1/p' >> "$WORK/nc"
+      pinned "$BENCH" "$param" "$bin" "$WORK/input-$model.npy" "$t" "$REPS" | sed -n 's/^ncnn_ms=\([0-9.]*\).*/\1/p' >> "$WORK/nc"
       if [ -n "$BASE" ]; then
         mdfi_ms "$BASE" >> "$WORK/bs"
         mdfi_ms "$BASE" --keep-weights >> "$WORK/bk"
@@ -104,4 +108,4 @@ for model in ${MODELS:-$PEER_MODELS_ALL}; do
 done
 echo
 echo "host: $host, $(nproc) CPUs; mdfi=$MDFI${BASE:+, base=$BASE}; rounds=$ROUNDS of $REPS forward passes (medians; mdfi and ncnn alternate within each round); image=$IMAGE;" \
-  "mdfi kernel=${MDFI_KERNEL:-auto}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "mdfi kernel=${MDFI_KERNEL:-auto}${PIN:+; pinned to CPUs $PIN}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
