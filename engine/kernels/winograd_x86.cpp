@@ -45,9 +45,47 @@ inline void gather_every(const float* row, int len, float* out) {
     else _mm512_mask_storeu_ps(out + q, __mmask16((1u << (len - q)) - 1), v);
   }
 }
+// winograd_tiles.inc's interleave (the output pass's copy of M tile rows side by side) by
+// permutes: pairs of floats from ys[0], ys[1] (and ys[2], ys[3]), then for M = 4 pairs of those
+// pairs; loads and stores masked at the run's end.
+template <int M>
+inline void interleave(const float* const* ys, int len, float* out) {
+  static_assert(M == 2 || M == 4, "F(2x2) and F(4x4)");
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  for (int q = 0; q < len; q += 16) {
+    const int n = std::min(16, len - q);
+    const __mmask16 in = __mmask16((1u << n) - 1);
+    __m512 v[M];
+    for (int s = 0; s < M; ++s) v[s] = _mm512_maskz_loadu_ps(in, ys[s] + q);
+    __m512 o[M];  // 16 * M floats of out, in order
+    if constexpr (M == 2) {
+      o[0] = _mm512_permutex2var_ps(v[0], lo, v[1]);
+      o[1] = _mm512_permutex2var_ps(v[0], hi, v[1]);
+    } else {
+      const __m512i plo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), phi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+      const __m512d a0 = _mm512_castps_pd(_mm512_permutex2var_ps(v[0], lo, v[1]));
+      const __m512d a1 = _mm512_castps_pd(_mm512_permutex2var_ps(v[0], hi, v[1]));
+      const __m512d b0 = _mm512_castps_pd(_mm512_permutex2var_ps(v[2], lo, v[3]));
+      const __m512d b1 = _mm512_castps_pd(_mm512_permutex2var_ps(v[2], hi, v[3]));
+      o[0] = _mm512_castpd_ps(_mm512_permutex2var_pd(a0, plo, b0));
+      o[1] = _mm512_castpd_ps(_mm512_permutex2var_pd(a0, phi, b0));
+      o[2] = _mm512_castpd_ps(_mm512_permutex2var_pd(a1, plo, b1));
+      o[3] = _mm512_castpd_ps(_mm512_permutex2var_pd(a1, phi, b1));
+    }
+    float* dst = out + size_t(q) * M;
+    for (int k = 0; k < M; ++k) {
+      const int left = n * M - 16 * k;  // floats of this run still to store
+      if (left >= 16) _mm512_storeu_ps(dst + 16 * k, o[k]);
+      else if (left > 0) _mm512_mask_storeu_ps(dst + 16 * k, __mmask16((1u << left) - 1), o[k]);
+    }
+  }
+}
 #define MDFI_WINOGRAD_GATHER
+#define MDFI_WINOGRAD_INTERLEAVE
 #include "winograd_tiles.inc"
 #undef MDFI_WINOGRAD_GATHER
+#undef MDFI_WINOGRAD_INTERLEAVE
 }  // namespace wino_avx512
 MDFI_TARGET_END()
 
