@@ -5,11 +5,11 @@
 // every row, whose padding bounds take two integer divisions and whose stride-2 loop the baseline
 // (SSE2) build gathers a few floats at a time: on yolov4-tiny's 32 -> 64 stride-2 layer (104x104
 // outputs) packing was most of the layer's time.
-// With AVX-512 every run is copied by masked loads and stores (masks made once per panel for each
-// run, tap column and 16 columns), padding or not: a 32-wide panel of a 104-wide output row meets
-// the padding or the next row more often than not. With AVX2 only panels of one run with every tap
-// inside are taken (8, 16, 24 or 32 columns), the rest left to the general loop. The same floats
-// are copied either way.
+// A panel of one run with every tap inside its row is a plain vector copy (AVX2 or AVX-512). With
+// AVX-512 every other panel is put together in registers by masked loads (masks made once per
+// panel for each run, tap column and 16 columns): a 32-wide panel of a 104-wide output row meets
+// the padding or the next row more often than not. With AVX2 those are left to the general loop.
+// The same floats are copied either way.
 #pragma once
 
 #include "sgemm.h"
