@@ -38,6 +38,14 @@ class ParamSource {
   virtual ~ParamSource() = default;
   // May be called from several threads at once (the fast conv path packs rows in parallel).
   virtual Status read(size_t offset_floats, float* dst, size_t count) = 0;
+  // The same floats where they already lie in memory (a mapped weights file), checked as read()
+  // checks them: *st holds a refusal (null returned); null with *st Ok: no such memory here, read()
+  // them. Consumers that only read their weights take this and skip a copy.
+  virtual const float* view(size_t offset_floats, size_t count, Status* st) {
+    (void)offset_floats, (void)count;
+    *st = Status::Ok();
+    return nullptr;
+  }
   // Old Darknet files (major or minor > 1000) store connected weights transposed.
   virtual bool transposed() const { return false; }
 };

@@ -5,9 +5,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
 #endif
@@ -28,6 +30,7 @@ std::vector<size_t> layer_param_offsets(const Network& net) {
 }
 
 WeightsFile::~WeightsFile() {
+  if (map_) ::munmap(const_cast<unsigned char*>(map_), size_t(file_bytes_));
   if (fp_) std::fclose(fp_);
 }
 
@@ -35,12 +38,15 @@ WeightsFile::WeightsFile(WeightsFile&& o) noexcept { *this = std::move(o); }
 
 WeightsFile& WeightsFile::operator=(WeightsFile&& o) noexcept {
   if (this != &o) {
+    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_t(file_bytes_));
     if (fp_) std::fclose(fp_);
     path_ = std::move(o.path_);
     fp_ = o.fp_;
+    map_ = o.map_;
     header_ = o.header_;
     file_bytes_ = o.file_bytes_;
     o.fp_ = nullptr;
+    o.map_ = nullptr;
   }
   return *this;
 }
@@ -77,6 +83,15 @@ Result<WeightsFile> WeightsFile::open(const std::string& path) {
     uint32_t seen = 0;
     if (!read_exact(wf.fp_, &seen, 4)) return Result<WeightsFile>(ErrorKind::kIo, path + ": cannot read the weights header");
     wf.header_.seen = seen;
+  }
+  // With MDFI_MMAP=1, the whole file mapped read-only for views (weights.h says why it is opt-in).
+  // A regular file only; where mapping fails (32-bit address space, odd file systems) every read
+  // goes through pread.
+  const char* want_map = std::getenv("MDFI_MMAP");
+  if (want_map && std::strcmp(want_map, "1") == 0 && S_ISREG(st.st_mode) &&
+      uint64_t(size_t(wf.file_bytes_)) == wf.file_bytes_) {
+    void* m = ::mmap(nullptr, size_t(wf.file_bytes_), PROT_READ, MAP_SHARED, fileno(wf.fp_), 0);
+    if (m != MAP_FAILED) wf.map_ = static_cast<const unsigned char*>(m);
   }
   return wf;
 }
@@ -177,13 +192,32 @@ Status WeightsFile::read(size_t offset_floats, float* dst, size_t count, int lay
     left -= size_t(got);
     at += uint64_t(got);
   }
-  if (all_ones)
-    for (size_t i = 0; i < count; ++i)
-      if (!std::isfinite(dst[i]))
-        return Status(ErrorKind::kWeights, who() + (std::isnan(dst[i]) ? "NaN" : "Inf") + " value at byte offset " +
-                                               std::to_string(pos + uint64_t(i) * 4) +
-                                               "; non-finite weights are refused (corrupt or diverged file?)");
+  return all_ones ? non_finite(dst, count, pos, layer_index, kind) : Status::Ok();
+}
+
+Status WeightsFile::non_finite(const float* values, size_t count, uint64_t pos, int layer_index,
+                               const char* kind) const {
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      return Status(ErrorKind::kWeights, path_ + ": layer " + std::to_string(layer_index) + " [" + kind + "]: " +
+                                             (std::isnan(values[i]) ? "NaN" : "Inf") + " value at byte offset " +
+                                             std::to_string(pos + uint64_t(i) * 4) +
+                                             "; non-finite weights are refused (corrupt or diverged file?)");
   return Status::Ok();
+}
+
+const float* WeightsFile::view(size_t offset_floats, size_t count, int layer_index, const char* kind,
+                               Status* st) const {
+  *st = Status::Ok();
+  const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4;
+  if (!map_ || pos + uint64_t(count) * 4 > file_bytes_) return nullptr;  // read() says what is wrong
+  const float* values = reinterpret_cast<const float*>(map_ + pos);
+  // The same refusal as read()'s, on the mapped floats.
+  if (exponent_all_ones(map_ + pos, 0, count)) {
+    *st = non_finite(values, count, pos, layer_index, kind);
+    if (!st->ok()) return nullptr;
+  }
+  return values;
 }
 
 bool WeightsFile::read_ahead(size_t offset, size_t bytes) const {
@@ -203,6 +237,12 @@ Status LayerParams::read(size_t offset_floats, float* dst, size_t count) {
   if (offset_floats + count > layer_.param_floats())
     return Status(ErrorKind::kInternal, "layer " + std::to_string(layer_.index) + " read past its parameters");
   return file_.read(begin_ + offset_floats, dst, count, layer_.index, layer_.kind());
+}
+
+const float* LayerParams::view(size_t offset_floats, size_t count, Status* st) {
+  *st = Status::Ok();
+  if (offset_floats + count > layer_.param_floats()) return nullptr;  // read() reports it
+  return file_.view(begin_ + offset_floats, count, layer_.index, layer_.kind(), st);
 }
 
 namespace {

@@ -136,14 +136,22 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
     const bool in_place = groups == 1 || M % kernels::kMR == 0;
     const int run_panels = std::max<int>(1, int(kPackRunBytes / (size_t(kernels::kMR) * K * sizeof(float))));
     std::vector<Status> errors(size_t(pt), Status::Ok());
+    // Where the weights file is mapped, each run's rows are packed straight from the mapping
+    // (ParamSource::view): no copy out of the page cache, no copy to the row buffer.
     auto pack_range = [&](int tid, int t_begin, int t_end) {
       float* own = rows.data() + size_t(tid) * kernels::kMR * K;
+      const float* run_view = nullptr;  // the current run's rows in the mapping, from filter run_first
+      size_t run_first = 0;
       for (int t = t_begin; t < t_end; ++t) {
         if (in_place && (t - t_begin) % run_panels == 0) {
           const int last = std::min(t_end, t + run_panels) - 1;
           const size_t f_begin = size_t(t / m_panels) * M + size_t(t % m_panels) * kernels::kMR;
           const size_t f_end = size_t(last / m_panels) * M + std::min(M, (last % m_panels + 1) * kernels::kMR);
-          Status st = io.params->read(wbase + f_begin * K, packed.data() + f_begin * K, (f_end - f_begin) * K);
+          Status st;
+          run_view = io.params->view(wbase + f_begin * K, (f_end - f_begin) * K, &st);
+          run_first = f_begin;
+          if (!run_view && st.ok())
+            st = io.params->read(wbase + f_begin * K, packed.data() + f_begin * K, (f_end - f_begin) * K);
           if (!st.ok()) {
             errors[size_t(tid)] = std::move(st);
             return;
@@ -152,17 +160,23 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
         const int g = t / m_panels, m0 = (t % m_panels) * kernels::kMR;
         const int r = std::min(kernels::kMR, M - m0);
         const size_t f0 = size_t(g) * M + m0;
-        if (in_place) {
+        const float* src = own;
+        if (run_view) {
+          src = run_view + (f0 - run_first) * K;
+        } else if (in_place) {
           std::memcpy(own, packed.data() + f0 * K, size_t(r) * K * sizeof(float));
         } else {
-          Status st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
+          Status st;
+          const float* v = io.params->view(wbase + f0 * K, size_t(r) * K, &st);
+          if (!v && st.ok()) st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
           if (!st.ok()) {
             errors[size_t(tid)] = std::move(st);
             return;
           }
+          if (v) src = v;
         }
         // Batch-norm scaling happens inside the packing (one pass over the rows instead of two).
-        kernels::pack_a_panel(r, K, own, K, packed.data() + g * per_group + size_t(m0) * K,
+        kernels::pack_a_panel(r, K, src, K, packed.data() + g * per_group + size_t(m0) * K,
                               batch_normalize ? factor.data() + f0 : nullptr);
       }
     };

@@ -85,12 +85,15 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
     if (!errors[size_t(tid)].ok()) continue;
     const int first = f0 + q * kernels::kMR, r = std::min(kernels::kMR, f0 + count - first);
     float* own = rows->data() + size_t(tid) * kernels::kMR * per_filter;
-    Status st = io.params->read(wbase + size_t(first) * per_filter, own, size_t(r) * per_filter);
+    const size_t at = wbase + size_t(first) * per_filter, n = size_t(r) * per_filter;
+    Status st;
+    const float* w = io.params->view(at, n, &st);  // in place where the file is mapped
+    if (!w && st.ok()) st = io.params->read(at, own, n), w = own;
     if (!st.ok()) {
       errors[size_t(tid)] = std::move(st);
       continue;
     }
-    kernels::winograd_transform_weights(geo, r, own, factor ? factor + first : nullptr, u_block, plane_stride, q);
+    kernels::winograd_transform_weights(geo, r, w, factor ? factor + first : nullptr, u_block, plane_stride, q);
   }
   for (Status& st : errors)
     if (!st.ok()) return st;
@@ -113,7 +116,11 @@ class StreamedPanels : public kernels::WinogradPanelSource {
     const int per_filter = l_.in.c * 9, first = q0 * kernels::kMR;
     const int last = std::min(l_.filters, (q0 + count) * kernels::kMR);
     const size_t wbase = size_t(l_.filters) * (l_.batch_normalize ? 4 : 1);
-    Status st = io_.params->read(wbase + size_t(first) * per_filter, raw, size_t(last - first) * per_filter);
+    const size_t at = wbase + size_t(first) * per_filter, n = size_t(last - first) * per_filter;
+    // The mapped file's floats where it has them (no copy out of the page cache), else read.
+    Status st;
+    const float* w = io_.params->view(at, n, &st);
+    if (!w && st.ok()) st = io_.params->read(at, raw, n), w = raw;
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (status_.ok()) status_ = std::move(st);
@@ -121,7 +128,7 @@ class StreamedPanels : public kernels::WinogradPanelSource {
     }
     for (int i = 0; i < count; ++i) {
       const int f = first + i * kernels::kMR, r = std::min(kernels::kMR, l_.filters - f);
-      kernels::winograd_transform_weights(geo_, r, raw + size_t(i) * kernels::kMR * per_filter,
+      kernels::winograd_transform_weights(geo_, r, w + size_t(i) * kernels::kMR * per_filter,
                                           scale_ ? scale_ + f : nullptr, u + size_t(i) * u_stride,
                                           size_t(kernels::kMR) * l_.in.c, 0);
     }

@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -274,6 +275,60 @@ TEST_CASE("LayerParams reads a layer's floats at its offset, and no further", "[
   CHECK(st.kind() == ErrorKind::kWeights);
   CHECK_THAT(st.message(), Catch::Contains("layer 1 [conv]") && Catch::Contains("NaN") &&
                                Catch::Contains(std::to_string(20 + 58 * 4)));
+}
+
+TEST_CASE("MDFI_MMAP=1: views of the mapped file hold read()'s floats and refuse what it refuses", "[weights]") {
+  const std::string dir = tmp_dir("weights_views");
+  const Network net = hand_net();
+  const std::vector<size_t> off = layer_param_offsets(net);
+  struct MapEnv {  // set for this test only
+    MapEnv() { setenv("MDFI_MMAP", "1", 1); }
+    ~MapEnv() { unsetenv("MDFI_MMAP"); }
+  };
+  {
+    auto plain = WeightsFile::open(hand_weights(dir, "plain.weights", header64(0, 2, 0, 0)));
+    REQUIRE(plain.ok());
+    CHECK_FALSE(plain->mapped());  // opt-in
+    LayerParams conv(*plain, *net.layers[1], off[1]);
+    Status st = Status(ErrorKind::kInternal, "unset");
+    CHECK(conv.view(0, 4, &st) == nullptr);
+    CHECK(st.ok());  // not mapped: the caller reads instead
+  }
+  MapEnv env;
+  for (const std::string& header : {header64(0, 2, 0, 0), header32(0, 1, 0, 0)}) {
+    auto wf = WeightsFile::open(hand_weights(dir, "view.weights", header));
+    REQUIRE(wf.ok());
+    REQUIRE(wf->mapped());
+    for (int layer : {1, 3}) {
+      LayerParams lp(*wf, *net.layers[size_t(layer)], off[size_t(layer)]);
+      const size_t n = net.layers[size_t(layer)]->param_floats();
+      std::vector<float> got(n);
+      REQUIRE(lp.read(0, got.data(), n).ok());
+      Status st;
+      const float* v = lp.view(0, n, &st);
+      REQUIRE(st.ok());
+      REQUIRE(v != nullptr);
+      for (size_t i = 0; i < n; ++i) CHECK(v[i] == got[i]);
+      // Past the layer's own range: no view (read() says why).
+      CHECK(lp.view(n - 1, 2, &st) == nullptr);
+      CHECK(st.ok());
+      CHECK_FALSE(lp.read(n - 1, got.data(), 2).ok());
+    }
+  }
+  // A NaN is refused through a view with read()'s message.
+  std::string b = header64(0, 2, 0, 0);
+  for (size_t i = 0; i < kHandFloats; ++i) put_f32(b, i == 58 ? std::nanf("") : float(i));
+  auto wf = WeightsFile::open(write_file(dir, "nan-view.weights", b));
+  REQUIRE(wf.ok());
+  REQUIRE(wf->mapped());
+  LayerParams conv(*wf, *net.layers[1], off[1]);
+  Status st;
+  CHECK(conv.view(0, 4, &st) == nullptr);
+  REQUIRE_FALSE(st.ok());
+  float head[4];
+  const Status by_read = conv.read(0, head, 4);
+  CHECK(st.kind() == ErrorKind::kWeights);
+  CHECK(st.message() == by_read.message());
 }
 
 TEST_CASE("validate: exact size passes, one byte short or long is refused with expected vs actual", "[weights]") {
