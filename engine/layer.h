@@ -46,6 +46,14 @@ class ParamSource {
     *st = Status::Ok();
     return nullptr;
   }
+  // The floats in place where view() has them, else read into `scratch` (count floats): for the
+  // consumers that only read their weights. Null with *st the error.
+  const float* view_or_read(size_t offset_floats, size_t count, float* scratch, Status* st) {
+    const float* v = view(offset_floats, count, st);
+    if (v || !st->ok()) return v;
+    *st = read(offset_floats, scratch, count);
+    return st->ok() ? scratch : nullptr;
+  }
   // Old Darknet files (major or minor > 1000) store connected weights transposed.
   virtual bool transposed() const { return false; }
 };

@@ -167,13 +167,11 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
           std::memcpy(own, packed.data() + f0 * K, size_t(r) * K * sizeof(float));
         } else {
           Status st;
-          const float* v = io.params->view(wbase + f0 * K, size_t(r) * K, &st);
-          if (!v && st.ok()) st = io.params->read(wbase + f0 * K, own, size_t(r) * K);
+          src = io.params->view_or_read(wbase + f0 * K, size_t(r) * K, own, &st);
           if (!st.ok()) {
             errors[size_t(tid)] = std::move(st);
             return;
           }
-          if (v) src = v;
         }
         // Batch-norm scaling happens inside the packing (one pass over the rows instead of two).
         kernels::pack_a_panel(r, K, src, K, packed.data() + g * per_group + size_t(m0) * K,

@@ -87,8 +87,7 @@ Status prepare_block(const ConvLayer& l, LayerIO& io, const kernels::WinogradGeo
     float* own = rows->data() + size_t(tid) * kernels::kMR * per_filter;
     const size_t at = wbase + size_t(first) * per_filter, n = size_t(r) * per_filter;
     Status st;
-    const float* w = io.params->view(at, n, &st);  // in place where the file is mapped
-    if (!w && st.ok()) st = io.params->read(at, own, n), w = own;
+    const float* w = io.params->view_or_read(at, n, own, &st);  // in place where the file is mapped
     if (!st.ok()) {
       errors[size_t(tid)] = std::move(st);
       continue;
@@ -119,8 +118,7 @@ class StreamedPanels : public kernels::WinogradPanelSource {
     const size_t at = wbase + size_t(first) * per_filter, n = size_t(last - first) * per_filter;
     // The mapped file's floats where it has them (no copy out of the page cache), else read.
     Status st;
-    const float* w = io_.params->view(at, n, &st);
-    if (!w && st.ok()) st = io_.params->read(at, raw, n), w = raw;
+    const float* w = io_.params->view_or_read(at, n, raw, &st);
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (status_.ok()) status_ = std::move(st);
