@@ -33,6 +33,10 @@ Status run_band_group(const Network& net, const Schedule& schedule, const BandGr
       at += size_t(prog.window_rows[size_t(l)]) * s.c * s.w;
     }
   }
+  // Every band reads the weights of the layers the group does not hold again: mapped (once, for
+  // the file's life), the steps pack and transform them where they lie in the page cache rather
+  // than copying them out of it once per band. Where the file declines, reads as before.
+  if (!g.resident) weights.map_range(offsets[size_t(g.first)], offsets[size_t(g.last) + 1] - offsets[size_t(g.first)]);
   // The layers whose weights the group holds are prepared once, for all its steps.
   std::vector<PreparedRows> prepared(static_cast<size_t>(count));
   for (int l = 0; l < count; ++l) {

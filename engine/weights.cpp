@@ -30,19 +30,29 @@ std::vector<size_t> layer_param_offsets(const Network& net) {
 }
 
 WeightsFile::~WeightsFile() {
-  if (map_) ::munmap(const_cast<unsigned char*>(map_), size_t(file_bytes_));
+  unmap_all();
   if (fp_) std::fclose(fp_);
+}
+
+void WeightsFile::unmap_all() {
+  if (map_) ::munmap(const_cast<unsigned char*>(map_), size_t(file_bytes_));
+  map_ = nullptr;
+  for (const MappedRange& r : ranges_) ::munmap(const_cast<unsigned char*>(r.data), r.bytes);
+  ranges_.clear();
 }
 
 WeightsFile::WeightsFile(WeightsFile&& o) noexcept { *this = std::move(o); }
 
 WeightsFile& WeightsFile::operator=(WeightsFile&& o) noexcept {
   if (this != &o) {
-    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_t(file_bytes_));
+    unmap_all();
     if (fp_) std::fclose(fp_);
     path_ = std::move(o.path_);
     fp_ = o.fp_;
     map_ = o.map_;
+    may_map_ = o.may_map_;
+    ranges_ = std::move(o.ranges_);
+    o.ranges_.clear();
     header_ = o.header_;
     file_bytes_ = o.file_bytes_;
     o.fp_ = nullptr;
@@ -88,6 +98,7 @@ Result<WeightsFile> WeightsFile::open(const std::string& path) {
   // A regular file only; where mapping fails (32-bit address space, odd file systems) every read
   // goes through pread.
   const char* want_map = std::getenv("MDFI_MMAP");
+  wf.may_map_ = S_ISREG(st.st_mode) && !(want_map && std::strcmp(want_map, "0") == 0);
   if (want_map && std::strcmp(want_map, "1") == 0 && S_ISREG(st.st_mode) &&
       uint64_t(size_t(wf.file_bytes_)) == wf.file_bytes_) {
     void* m = ::mmap(nullptr, size_t(wf.file_bytes_), PROT_READ, MAP_SHARED, fileno(wf.fp_), 0);
@@ -209,15 +220,35 @@ Status WeightsFile::non_finite(const float* values, size_t count, uint64_t pos, 
 const float* WeightsFile::view(size_t offset_floats, size_t count, int layer_index, const char* kind,
                                Status* st) const {
   *st = Status::Ok();
-  const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4;
-  if (!map_ || pos + uint64_t(count) * 4 > file_bytes_) return nullptr;  // read() says what is wrong
-  const float* values = reinterpret_cast<const float*>(map_ + pos);
+  const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4, end = pos + uint64_t(count) * 4;
+  if (end > file_bytes_) return nullptr;  // read() says what is wrong
+  const unsigned char* bytes = nullptr;
+  if (map_) bytes = map_ + pos;
+  for (size_t i = 0; !bytes && i < ranges_.size(); ++i)
+    if (pos >= ranges_[i].pos && end <= ranges_[i].pos + ranges_[i].bytes) bytes = ranges_[i].data + (pos - ranges_[i].pos);
+  if (!bytes) return nullptr;
+  const float* values = reinterpret_cast<const float*>(bytes);
   // The same refusal as read()'s, on the mapped floats.
-  if (exponent_all_ones(map_ + pos, 0, count)) {
+  if (exponent_all_ones(bytes, 0, count)) {
     *st = non_finite(values, count, pos, layer_index, kind);
     if (!st->ok()) return nullptr;
   }
   return values;
+}
+
+bool WeightsFile::map_range(size_t offset_floats, size_t count) {
+  if (map_ || !may_map_ || !fp_ || count == 0) return false;
+  const uint64_t pos = header_.bytes() + uint64_t(offset_floats) * 4, end = pos + uint64_t(count) * 4;
+  for (const MappedRange& r : ranges_)
+    if (pos >= r.pos && end <= r.pos + r.bytes) return true;
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (end > file_bytes_ || page_size <= 0) return false;
+  const uint64_t start = pos / uint64_t(page_size) * uint64_t(page_size);
+  if (uint64_t(size_t(end - start)) != end - start) return false;
+  void* m = ::mmap(nullptr, size_t(end - start), PROT_READ, MAP_SHARED, fileno(fp_), off_t(start));
+  if (m == MAP_FAILED) return false;
+  ranges_.push_back({static_cast<const unsigned char*>(m), start, size_t(end - start)});
+  return true;
 }
 
 bool WeightsFile::read_ahead(size_t offset, size_t bytes) const {

@@ -258,6 +258,21 @@ Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& f
   auto pack_range = [&](int tid, int t_begin, int t_end) {
     if (t_begin >= t_end) return;
     const int f_begin = t_begin * kernels::kMR, f_end = std::min(rb, t_end * kernels::kMR);
+    // Where the file is mapped (a band group's range, or MDFI_MMAP=1) the panels pack straight
+    // from it: the same pack_a_panel on the same floats, without the copy out of the page cache.
+    Status vs = Status::Ok();
+    if (const float* v = io.params->view(wbase + size_t(m0 + f_begin) * K, size_t(f_end - f_begin) * K, &vs)) {
+      for (int t = t_begin; t < t_end; ++t) {
+        const int f0 = t * kernels::kMR, r = std::min(kernels::kMR, rb - f0);
+        kernels::pack_a_panel(r, K, v + size_t(f0 - f_begin) * K, K, packed + size_t(f0) * K,
+                              l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
+      }
+      return;
+    }
+    if (!vs.ok()) {
+      errors[size_t(tid)] = std::move(vs);
+      return;
+    }
     Status st = io.params->read(wbase + size_t(m0 + f_begin) * K, packed + size_t(f_begin) * K, size_t(f_end - f_begin) * K);
     if (!st.ok()) {
       errors[size_t(tid)] = std::move(st);

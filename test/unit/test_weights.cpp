@@ -331,6 +331,53 @@ TEST_CASE("MDFI_MMAP=1: views of the mapped file hold read()'s floats and refuse
   CHECK(st.message() == by_read.message());
 }
 
+TEST_CASE("map_range: views inside a mapped range hold read()'s floats, none outside, NaN refused alike", "[weights]") {
+  const std::string dir = tmp_dir("weights_range");
+  const Network net = hand_net();
+  const std::vector<size_t> off = layer_param_offsets(net);
+  for (const std::string& header : {header64(0, 2, 0, 0), header32(0, 1, 0, 0)}) {
+    auto wf = WeightsFile::open(hand_weights(dir, "range.weights", header));
+    REQUIRE(wf.ok());
+    REQUIRE_FALSE(wf->mapped());
+    // Layer 1's parameters only (an offset inside the file's first page: the mapping starts at
+    // the page boundary below it).
+    const size_t n1 = net.layers[1]->param_floats();
+    REQUIRE(wf->map_range(off[1], n1));
+    CHECK(wf->map_range(off[1] + 1, n1 - 1));  // inside the range mapped before: nothing new
+    LayerParams in(*wf, *net.layers[1], off[1]);
+    std::vector<float> got(n1);
+    REQUIRE(in.read(0, got.data(), n1).ok());
+    Status st = Status(ErrorKind::kInternal, "unset");
+    const float* v = in.view(0, n1, &st);
+    REQUIRE(st.ok());
+    REQUIRE(v != nullptr);
+    for (size_t i = 0; i < n1; ++i) CHECK(v[i] == got[i]);
+    // Layer 3 lies outside it: no view, read() as before.
+    LayerParams out(*wf, *net.layers[3], off[3]);
+    st = Status(ErrorKind::kInternal, "unset");
+    CHECK(out.view(0, 2, &st) == nullptr);
+    CHECK(st.ok());
+  }
+  // A NaN inside the range: the view refuses it with read()'s message.
+  std::string b = header64(0, 2, 0, 0);
+  for (size_t i = 0; i < kHandFloats; ++i) put_f32(b, i == 58 ? std::nanf("") : float(i));
+  auto wf = WeightsFile::open(write_file(dir, "nan-range.weights", b));
+  REQUIRE(wf.ok());
+  REQUIRE(wf->map_range(off[1], net.layers[1]->param_floats()));
+  LayerParams conv(*wf, *net.layers[1], off[1]);
+  Status st;
+  CHECK(conv.view(0, 4, &st) == nullptr);
+  REQUIRE_FALSE(st.ok());
+  float head[4];
+  CHECK(st.message() == conv.read(0, head, 4).message());
+  // MDFI_MMAP=0: no mapping at all.
+  setenv("MDFI_MMAP", "0", 1);
+  auto off0 = WeightsFile::open(hand_weights(dir, "range0.weights", header64(0, 2, 0, 0)));
+  unsetenv("MDFI_MMAP");
+  REQUIRE(off0.ok());
+  CHECK_FALSE(off0->map_range(off[1], net.layers[1]->param_floats()));
+}
+
 TEST_CASE("validate: exact size passes, one byte short or long is refused with expected vs actual", "[weights]") {
   const std::string dir = tmp_dir("weights_validate");
   const Network net = hand_net();
