@@ -32,25 +32,31 @@ static void print_schedule(std::FILE* out, const Network& net, const std::vector
   std::fprintf(out, "schedule: %s\n", describe_schedule(s).c_str());
   for (size_t i = 0; i < s.block.size(); ++i) {
     const SchedAlgo a = s.algo_of(int(i));
+    const SchedNode& n = scheduled_node(nodes, s, int(i));
+    // A tile other than the default's: said, as it changes the layer's bits (schedule.h).
+    const std::string other = n.wino_tile != n.wino_default_tile ? ", not the default's F(" +
+                                                                       std::to_string(n.wino_default_tile) + "x" +
+                                                                       std::to_string(n.wino_default_tile) + ")"
+                                                                 : "";
     size_t held = 0, ws = 0;
-    layer_bytes(nodes[i], a, s.block[i], &held, &ws);
-    const std::string wino = a == SchedAlgo::kGemm ? "" : " (Winograd F(" + std::to_string(nodes[i].wino_tile) + "x" +
-                                                              std::to_string(nodes[i].wino_tile) + ",3x3), transformed)";
+    layer_bytes(n, a, s.block[i], &held, &ws);
+    const std::string wino = a == SchedAlgo::kGemm ? "" : " (Winograd F(" + std::to_string(n.wino_tile) + "x" +
+                                                              std::to_string(n.wino_tile) + ",3x3)" + other + ", transformed)";
     if (const BandGroup* g = s.group_of(int(i)); g && a != SchedAlgo::kGemm)
       std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3) in its group's bands, whole tile rows per step (%s)\n", i,
-                   net.layers[i]->kind(), nodes[i].wino_tile, nodes[i].wino_tile,
+                   net.layers[i]->kind(), n.wino_tile, n.wino_tile,
                    g->holds(int(i)) ? "transformed weights held" : "filters read and transformed every step");
     else if (s.block[i])
       std::fprintf(out, "  layer %zu [%s]: weights in blocks of %d of %d output channels%s (%s held instead of %s)\n", i,
                    net.layers[i]->kind(), s.block[i], nodes[i].block_units, wino.c_str(), format_bytes(held).c_str(),
                    format_bytes(nodes[i].plan.weight_bytes).c_str());
     else if (a == SchedAlgo::kWinogradInput)
-      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3), weights streamed a filter panel at a time through the "
-                   "whole input's tiles (%s of weights, %s of workspace)\n", i, net.layers[i]->kind(), nodes[i].wino_tile,
-                   nodes[i].wino_tile, format_bytes(held).c_str(), format_bytes(ws).c_str());
+      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3)%s, weights streamed a filter panel at a time through the "
+                   "whole input's tiles (%s of weights, %s of workspace)\n", i, net.layers[i]->kind(), n.wino_tile,
+                   n.wino_tile, other.c_str(), format_bytes(held).c_str(), format_bytes(ws).c_str());
     else if (a == SchedAlgo::kWinogradWeights)
-      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3), whole transformed weights (%s)\n", i,
-                   net.layers[i]->kind(), nodes[i].wino_tile, nodes[i].wino_tile, format_bytes(held).c_str());
+      std::fprintf(out, "  layer %zu [%s]: Winograd F(%dx%d,3x3)%s, whole transformed weights (%s)\n", i,
+                   net.layers[i]->kind(), n.wino_tile, n.wino_tile, other.c_str(), format_bytes(held).c_str());
   }
   for (const BandGroup& g : s.groups) {
     const BandProgram p = band_program(nodes, s, g);

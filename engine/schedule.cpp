@@ -300,7 +300,8 @@ Plan plan_schedule(size_t input_bytes, const std::vector<SchedNode>& nodes, cons
     pn.push_back(nodes[i].plan);
     const int block = i < schedule.block.size() ? schedule.block[i] : 0;
     const SchedAlgo algo = schedule.algo_of(int(i));
-    if (block || algo != SchedAlgo::kGemm) layer_bytes(nodes[i], algo, block, &pn.back().weight_bytes, &pn.back().workspace_bytes);
+    if (block || algo != SchedAlgo::kGemm)
+      layer_bytes(scheduled_node(nodes, schedule, int(i)), algo, block, &pn.back().weight_bytes, &pn.back().workspace_bytes);
   }
   for (const BandGroup& g : schedule.groups) {
     const BandProgram prog = band_program(nodes, schedule, g, false);
@@ -351,6 +352,11 @@ namespace {
 // layers by GEMM in blocks rather than by Winograd with more weight blocks: YOLOv3's 52x52
 // layers at its smallest budget took 12 ms instead of 4-10.
 double winograd_gain(int tile) { return tile == 4 ? 1.9 : 1.15; }
+// F(2x2) where the default takes F(4x4) (SchedNode::small_tile: maps of 26x26 and more on x86):
+// there it reads fewer weights per product than on the 13x13 maps winograd_gain(2) was measured
+// on. yolov4-tiny's 26x26 layers 18, 20, 21 and 35, 1 thread, EPYC VM, two rounds of `mdfi bench
+// --winograd off|f2|f4`: F(2x2) 1.53-1.61x faster than GEMM (F(4x4) 1.65-1.89x).
+constexpr double kSmallTileGain = 1.55;
 
 // Weights "small beside a group's row windows": at most this fraction (1/kSmallWeights) of them.
 constexpr size_t kSmallWeights = 4;
@@ -385,10 +391,14 @@ double conv_block_cost(const SchedNode& n, int nb) {
 // A layer outside band groups: its extra cost under `algo` with `block` channels per block.
 double layer_cost(const SchedNode& n, SchedAlgo algo, int block) {
   const int nb = n.block_units && block ? (n.block_units + block - 1) / block : 1;
-  if (algo != SchedAlgo::kGemm && n.wino_tile)
-    return algo == SchedAlgo::kWinogradWeights
-               ? double(nb - 1) * std::max(n.wino_transform_floats * kTransformCost, kWinogradBlockShare * n.flops)
-               : 0;
+  if (algo != SchedAlgo::kGemm && n.wino_tile) {
+    // A tile other than the default's (small_tile) runs at its own gain.
+    const double tile =
+        n.wino_tile == n.wino_default_tile ? 0 : n.flops * (1 / kSmallTileGain - 1 / winograd_gain(n.wino_default_tile));
+    return tile + (algo == SchedAlgo::kWinogradWeights
+                       ? double(nb - 1) * std::max(n.wino_transform_floats * kTransformCost, kWinogradBlockShare * n.flops)
+                       : 0);
+  }
   double extra = n.winograd_default ? n.flops * (1 - 1 / winograd_gain(n.wino_tile)) : 0;
   if (n.band == SchedNode::Band::kConv) extra += conv_block_cost(n, nb);
   else if (n.block_units && nb > 1) extra += double(nb) * 1e5;
@@ -410,7 +420,7 @@ double extra_cost(const std::vector<SchedNode>& nodes, const Schedule& s) {
     for (int l = g.first; l <= g.last; ++l) bands[size_t(l)] = b, resident[size_t(l)] = g.holds(l), grouped[size_t(l)] = true;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const SchedNode& n = nodes[i];
+    const SchedNode& n = scheduled_node(nodes, s, int(i));
     const int block = i < s.block.size() ? s.block[i] : 0;
     const SchedAlgo algo = s.algo_of(int(i));
     if (grouped[i] && band_tile(nodes, s, int(i))) {
@@ -571,6 +581,7 @@ Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, 
   Schedule s = start;
   s.block.resize(nodes.size(), 0);
   s.algo.resize(nodes.size(), SchedAlgo::kGemm);
+  s.small.resize(nodes.size(), 0);
   Plan plan = plan_schedule(input_bytes, nodes, s);
   auto fits = [&](const Plan& p) {
     return p.peak_bytes + beside_arena <= budget_bytes && schedule_need(p, beside_arena) <= budget_bytes;
@@ -582,46 +593,53 @@ Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, 
   for (size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].block_units && !s.group_of(int(i))) order.push_back(int(i));
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return layer_cost(nodes[size_t(a)], s.algo[size_t(a)], s.block[size_t(a)]) >
-           layer_cost(nodes[size_t(b)], s.algo[size_t(b)], s.block[size_t(b)]);
+    return layer_cost(scheduled_node(nodes, s, a), s.algo[size_t(a)], s.block[size_t(a)]) >
+           layer_cost(scheduled_node(nodes, s, b), s.algo[size_t(b)], s.block[size_t(b)]);
   });
   const int threads = kernels::planned_threads(), nr = kernels::active_kernel().nr;
   struct Way {
     SchedAlgo algo;
     int block;
+    bool small;
     double cost;
   };
   for (int i : order) {
-    const SchedNode& n = nodes[size_t(i)];
     const LayerPlan& lp = plan.layers[size_t(i)];
     // What the layer's step holds beside its own weights and workspace (live tensors, output).
     const size_t fixed = lp.peak_bytes - lp.weight_bytes - lp.workspace_bytes;
-    const double now = layer_cost(n, s.algo[size_t(i)], s.block[size_t(i)]);
+    const double now = layer_cost(scheduled_node(nodes, s, i), s.algo[size_t(i)], s.block[size_t(i)]);
     // Whole weights, then blocks of every count (equal blocks, rounded up to whole panels);
-    // with the default's Winograd tile, its two ways too, its whole-weights way in blocks. Where
-    // the cost model ties (Winograd's two whole ways), the way the default would take first
-    // (conv_choice.h: the whole-input way on few tiles).
-    std::vector<SchedAlgo> algos{SchedAlgo::kGemm};
-    if (n.wino_tile) {
-      const int tiles = n.wino_geo.tiles();
-      const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads;
-      if (few) algos.insert(algos.end(), {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights});
-      else algos.insert(algos.end(), {SchedAlgo::kWinogradWeights, SchedAlgo::kWinogradInput});
-    }
+    // with the default's Winograd tile, its two ways too, its whole-weights way in blocks, and the
+    // same with the smaller tile where the layer has one (SchedNode::small_tile). Where the cost
+    // model ties (Winograd's two whole ways), the way the default would take first (conv_choice.h:
+    // the whole-input way on few tiles).
     std::vector<Way> ways;
-    const int m = std::max(1, n.block_multiple), units = n.block_units;
-    for (SchedAlgo a : algos) {
-      int last = -1;
-      for (int nb = 1; nb <= (units + m - 1) / m; ++nb) {
-        const int b = nb == 1 ? 0 : (units + nb - 1) / nb;
-        const int block = b ? std::max(m, (b + m - 1) / m * m) : 0;
-        if (block == last || (block && block >= units)) continue;
-        last = block;
-        if (a == SchedAlgo::kWinogradInput && block) break;  // streams its filters: no blocks
-        size_t wb = 0, ws = 0;
-        layer_bytes(n, a, block, &wb, &ws);
-        const double cost = layer_cost(n, a, block);
-        if (cost < now && fixed + wb + ws + beside_arena <= budget_bytes) ways.push_back({a, block, cost});
+    for (int variant = 0; variant < 2; ++variant) {
+      const SchedNode* np = variant ? nodes[size_t(i)].small_tile.get() : &nodes[size_t(i)];
+      if (!np) continue;
+      const SchedNode& n = *np;
+      std::vector<SchedAlgo> algos;
+      if (!variant) algos.push_back(SchedAlgo::kGemm);
+      if (n.wino_tile) {
+        const int tiles = n.wino_geo.tiles();
+        const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads;
+        if (few) algos.insert(algos.end(), {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights});
+        else algos.insert(algos.end(), {SchedAlgo::kWinogradWeights, SchedAlgo::kWinogradInput});
+      }
+      const int m = std::max(1, n.block_multiple), units = n.block_units;
+      for (SchedAlgo a : algos) {
+        int last = -1;
+        for (int nb = 1; nb <= (units + m - 1) / m; ++nb) {
+          const int b = nb == 1 ? 0 : (units + nb - 1) / nb;
+          const int block = b ? std::max(m, (b + m - 1) / m * m) : 0;
+          if (block == last || (block && block >= units)) continue;
+          last = block;
+          if (a == SchedAlgo::kWinogradInput && block) break;  // streams its filters: no blocks
+          size_t wb = 0, ws = 0;
+          layer_bytes(n, a, block, &wb, &ws);
+          const double cost = layer_cost(n, a, block);
+          if (cost < now && fixed + wb + ws + beside_arena <= budget_bytes) ways.push_back({a, block, variant == 1, cost});
+        }
       }
     }
     std::stable_sort(ways.begin(), ways.end(), [](const Way& a, const Way& b) { return a.cost < b.cost; });
@@ -630,6 +648,7 @@ Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, 
       Schedule t = s;
       t.algo[size_t(i)] = ways[k].algo;
       t.block[size_t(i)] = ways[k].block;
+      t.small[size_t(i)] = ways[k].small && ways[k].algo != SchedAlgo::kGemm;
       Plan tp = plan_schedule(input_bytes, nodes, t);
       if (!fits(tp)) continue;
       s = std::move(t);

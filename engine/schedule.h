@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,11 +57,15 @@ enum class SchedAlgo : unsigned char {
 struct Schedule {
   std::vector<int> block;  // per layer: output channels per weight block; 0 = the layer's default
   std::vector<SchedAlgo> algo;  // per layer (empty or shorter: kGemm)
+  // Per layer outside band groups, with a Winograd algo: run it by its smaller tile
+  // (SchedNode::small_tile) instead of the default's (empty or shorter: the default's).
+  std::vector<unsigned char> small;
   std::vector<BandGroup> groups;
   bool is_default() const;
   SchedAlgo algo_of(int layer) const {
     return layer >= 0 && size_t(layer) < algo.size() ? algo[size_t(layer)] : SchedAlgo::kGemm;
   }
+  bool small_of(int layer) const { return layer >= 0 && size_t(layer) < small.size() && small[size_t(layer)]; }
   // The group that `layer` belongs to, or nullptr.
   const BandGroup* group_of(int layer) const;
 };
@@ -93,13 +98,26 @@ struct SchedNode {
   // The default's Winograd tile (2 or 4; 0: none), which a schedule may keep outside band groups:
   // the bytes each way holds (what ConvLayer::winograd_weight_floats/workspace_floats count).
   int wino_tile = 0;
+  int wino_default_tile = 0;  // the default's tile (small_tile's differs)
   size_t wino_input_weight_bytes = 0, wino_input_workspace_bytes = 0;  // kWinogradInput
   size_t wino_fixed_bytes = 0;      // kWinogradWeights: head and raw rows, whatever the block
   size_t wino_unit_bytes = 0;       // kWinogradWeights: transformed weights per filter (panels of kMR)
   size_t wino_weights_workspace_bytes = 0;
   double wino_transform_floats = 0;  // floats of the transformed input (made again for every block)
   kernels::WinogradGeo wino_geo;     // the whole layer's geometry at the default's tile (band steps)
+  // The same layer with F(2x2) where the default's tile is F(4x4) (null otherwise): its wino_*
+  // figures are F(2x2)'s, which hold 16 floats per tile and channel against 36, so its
+  // whole-weights way fits in larger filter blocks where F(4x4)'s does not fit (yolov4-tiny's
+  // layer 35 at its smallest budget: by GEMM in blocks, else). Outside band groups only. Its
+  // outputs are not the default's bits (as GEMM's are not), but a layer-at-a-time run's with F(2x2).
+  std::shared_ptr<const SchedNode> small_tile;
 };
+
+// Layer `i`'s figures under `s`: its small_tile's where the schedule takes it, else its own.
+inline const SchedNode& scheduled_node(const std::vector<SchedNode>& nodes, const Schedule& s, int i) {
+  const SchedNode& n = nodes[size_t(i)];
+  return s.small_of(i) && n.small_tile ? *n.small_tile : n;
+}
 
 // The per-layer Winograd tiles of `net` as built now (Layer::winograd_tile; 0: GEMM): taken
 // before a schedule turns Winograd off, and given to sched_nodes_for.

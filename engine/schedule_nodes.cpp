@@ -27,6 +27,7 @@ std::vector<SchedNode> sched_nodes_for(const Network& net, const std::vector<int
     n.output_head = l.is_output_head();
     n.winograd_default = i < default_tiles.size() && default_tiles[i] > 0;
     n.wino_tile = n.winograd_default ? default_tiles[i] : 0;  // kept by describe_schedule where it can run
+    n.wino_default_tile = n.wino_tile;
     if (l.aliases_input() && l.sources.size() == 1 && l.out == l.source_shapes[0])
       n.band = SchedNode::Band::kAlias;  // dropout at inference: its source's rows
     else
@@ -42,8 +43,8 @@ namespace mdfi {
 void apply_schedule_algorithms(Network& net, const std::vector<SchedNode>& nodes, const Schedule& schedule) {
   for (size_t i = 0; i < net.layers.size() && i < nodes.size(); ++i) {
     const SchedAlgo a = schedule.algo_of(int(i));
-    if (a != SchedAlgo::kGemm && nodes[i].wino_tile)
-      net.layers[i]->set_winograd(nodes[i].wino_tile, a == SchedAlgo::kWinogradInput);
+    const SchedNode& n = scheduled_node(nodes, schedule, int(i));
+    if (a != SchedAlgo::kGemm && n.wino_tile) net.layers[i]->set_winograd(n.wino_tile, a == SchedAlgo::kWinogradInput);
   }
 }
 

@@ -480,20 +480,29 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
   const kernels::KernelInfo& kern = kernels::active_kernel();
   n.direct_lanes = kernels::direct_suits(kern, size, stride, dilation, pad) ? kern.direct_lanes : 0;
   if (n.wino_tile && winograd_candidate()) {
-    // What forward_winograd holds in each way for the default's tile (winograd_weight_floats,
+    // What forward_winograd holds in each way for a tile (winograd_weight_floats,
     // winograd_workspace_floats), so that a schedule's plan is what the run holds.
-    kernels::WinogradGeo geo = winograd_geo();
-    geo.m = n.wino_tile;
-    const int t = kernels::planned_threads();
-    const size_t head = size_t(filters) * (batch_normalize ? 4 : 1) + size_t(filters);
-    n.wino_input_weight_bytes = (head + kernels::winograd_stream_weight_floats(geo, t)) * sizeof(float);
-    n.wino_input_workspace_bytes = kernels::winograd_input_workspace_floats(geo, t) * sizeof(float);
-    n.wino_fixed_bytes = (head + size_t(pack_threads(t)) * kernels::kMR * in.c * 9) * sizeof(float);
-    n.wino_unit_bytes = size_t(geo.n2()) * in.c * sizeof(float);
-    n.wino_weights_workspace_bytes = kernels::winograd_panel_workspace_floats(geo, t) * sizeof(float);
-    n.wino_transform_floats = double(geo.n2()) * in.c * geo.tiles();
-    geo.group = 1;
-    n.wino_geo = geo;  // for its band steps (winograd_rows.h)
+    auto figures = [&](SchedNode& x, int tile) {
+      kernels::WinogradGeo geo = winograd_geo();
+      geo.m = tile;
+      const int t = kernels::planned_threads();
+      const size_t head = size_t(filters) * (batch_normalize ? 4 : 1) + size_t(filters);
+      x.wino_tile = tile;
+      x.wino_input_weight_bytes = (head + kernels::winograd_stream_weight_floats(geo, t)) * sizeof(float);
+      x.wino_input_workspace_bytes = kernels::winograd_input_workspace_floats(geo, t) * sizeof(float);
+      x.wino_fixed_bytes = (head + size_t(pack_threads(t)) * kernels::kMR * in.c * 9) * sizeof(float);
+      x.wino_unit_bytes = size_t(geo.n2()) * in.c * sizeof(float);
+      x.wino_weights_workspace_bytes = kernels::winograd_panel_workspace_floats(geo, t) * sizeof(float);
+      x.wino_transform_floats = double(geo.n2()) * in.c * geo.tiles();
+      geo.group = 1;
+      x.wino_geo = geo;  // for its band steps (winograd_rows.h)
+    };
+    figures(n, n.wino_tile);
+    if (n.wino_tile == 4) {
+      auto small = std::make_shared<SchedNode>(n);
+      figures(*small, 2);
+      n.small_tile = std::move(small);
+    }
   } else {
     n.wino_tile = 0;
   }

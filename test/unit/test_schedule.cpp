@@ -440,6 +440,71 @@ TEST_CASE("schedule: the re-choice pass picks cheaper ways outside groups that s
   CHECK(to_winograd > 0);
 }
 
+TEST_CASE("schedule: where F(4x4) does not fit the re-choice pass may take F(2x2) (small_tile), bit-identical to "
+          "that layer run whole with F(2x2)", "[plan][winograd]") {
+  // Layers 1, 3 and 4 are Winograd candidates (winograd_test_cfg); with F(4x4) as the default's
+  // tile each has a small_tile, F(2x2), whose whole-weights blocks take 16/36 of F(4x4)'s bytes.
+  auto net = network_from_text(winograd_test_cfg(), "sched_small_tile.cfg");
+  REQUIRE(net.ok());
+  const std::string wpath = std::string(MDFI_TEST_TMP) + "/sched_small_tile.weights";
+  REQUIRE(generate_weights(*net, wpath, 23).ok());
+  const size_t input = net->input_shape().bytes();
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kF4, 0, true});
+  const std::vector<int> tiles = winograd_tiles(*net);
+  choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+  const std::vector<SchedNode> nodes = sched_nodes_for(*net, tiles);
+  int with_small = 0;
+  for (const SchedNode& n : nodes) {
+    if (!n.small_tile) continue;
+    ++with_small;
+    CHECK(n.wino_tile == 4);
+    CHECK(n.small_tile->wino_tile == 2);
+    CHECK(n.small_tile->wino_default_tile == 4);
+    CHECK(n.small_tile->wino_unit_bytes * 36 == n.wino_unit_bytes * 16);
+  }
+  REQUIRE(with_small == 3);
+  // From every blockable layer by GEMM in blocks of one panel, budgets from that start's peak up
+  // to the default's: each re-chosen schedule fits, and a run of it equals layer-at-a-time with
+  // the same per-layer algorithms and tiles.
+  Schedule start;
+  start.block.assign(nodes.size(), 0);
+  start.algo.assign(nodes.size(), SchedAlgo::kGemm);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].block_units) start.block[i] = nodes[i].block_multiple;
+  const size_t least = plan_schedule(input, nodes, start).peak_bytes, most = make_plan(*net).peak_bytes;
+  int small_taken = 0, runs = 0;
+  for (int k = 0; k <= 24; ++k) {
+    const size_t budget = least + (most - least) * size_t(k) / 24;
+    const Schedule s = rechoose_ways(input, nodes, start, budget);
+    const Plan plan = plan_schedule(input, nodes, s);
+    INFO("budget " << budget);
+    CHECK(plan.peak_bytes <= budget);
+    int small = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!s.small_of(int(i))) continue;
+      ++small;
+      CHECK(nodes[i].small_tile);
+      CHECK(s.algo_of(int(i)) != SchedAlgo::kGemm);
+    }
+    small_taken += small > 0;
+    if (!small) continue;
+    apply_schedule_algorithms(*net, nodes, s);
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (s.small_of(int(i))) CHECK(net->layers[i]->winograd_tile() == 2);
+    const RunResult same = run_with(*net, make_plan(*net), wpath, nullptr, 3, 2);
+    const RunResult r = run_with(*net, plan, wpath, &s, 3, 2);
+    choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+    ++runs;
+    CHECK(r.peak <= plan.peak_bytes);
+    for (size_t i = 0; i < net->layers.size(); ++i) {
+      INFO("layer " << i);
+      CHECK(same_bits(r.outputs[i], same.outputs[i]));
+    }
+  }
+  CHECK(small_taken > 0);
+  CHECK(runs == small_taken);
+}
+
 TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
           "[plan][winograd]") {
   // Layers 1, 3 (no padding: 13x10 -> 11x8) and 4 are Winograd candidates (winograd_test_cfg).
