@@ -66,7 +66,7 @@ int gemm_chunk_columns(int K, int N, int threads) {
 }
 
 size_t conv_workspace_bytes(const SchedNode& node, int columns) {
-  if (node.band != SchedNode::Band::kConv || columns <= 0) return 0;
+  if (node.band != SchedNode::Band::kConv || columns <= 0 || node.direct_whole) return 0;
   return kernels::sgemm_workspace_floats(node.gemm_k, gemm_chunk_columns(node.gemm_k, columns, kernels::planned_threads()),
                                          kernels::planned_threads()) *
          sizeof(float);

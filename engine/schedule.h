@@ -90,6 +90,9 @@ struct SchedNode {
   // conv: the lanes of the direct kernel its weight blocks may take (kernels/conv_direct.h; 0:
   // none), which reads the input in place rather than packing the im2col matrix per block.
   int direct_lanes = 0;
+  // conv: runs by that direct kernel whatever its blocks and rows, with no workspace
+  // (ConvLayer::direct_whole: it pays even for the layer's filters in one block).
+  bool direct_whole = false;
   double flops = 0;
   bool output_head = false;  // plan.keep_to_end
   // The default schedule runs this layer by Winograd: a schedule, which runs it by GEMM, pays

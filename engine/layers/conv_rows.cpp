@@ -368,15 +368,23 @@ Status conv_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, const Row
     rows = std::move(*r);
   }
   // Weight blocks of a stride-1 k x k conv read its input rows where they lie (conv_direct.h)
-  // rather than packing the im2col matrix again for every block: the same bits, no workspace.
+  // rather than packing the im2col matrix again for every block: the same bits, no workspace. So
+  // does a layer the default runs that way whole (ConvLayer::direct_whole: few channels, such as
+  // a first layer), in its band steps too.
   const kernels::KernelInfo& kern = kernels::active_kernel();
-  if (mb < M && kernels::direct_suits(kern, l.size, l.stride, l.dilation, l.pad) &&
+  if ((mb < M || l.direct_whole()) && kernels::direct_suits(kern, l.size, l.stride, l.dilation, l.pad) &&
       kernels::direct_pays(kern.direct_lanes, l.size, l.out.w, M, mb)) {
     kernels::DirectJob job{in.data, size_t(in.cap) * in.w, in.lo, in.h, in.w, l.size, l.pad, K};
-    job.ldc = size_t(out.cap) * out.w, job.out_w = l.out.w, job.y0 = y0, job.y1 = y1, job.a = packed.data();
+    job.ldc = size_t(out.cap) * out.w, job.out_w = l.out.w, job.y0 = y0, job.y1 = y1;
+    const float* bias_of = prepared ? prepared->bias.data() : bias.data();
     for (int m0 = 0; m0 < M; m0 += mb) {
-      job.filters = std::min(mb, M - m0), job.bias = bias.data() + m0, job.out = out.row(0, y0) + size_t(m0) * job.ldc;
-      MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, m0, job.filters, pt, rows.data(), packed.data()));
+      job.filters = std::min(mb, M - m0), job.bias = bias_of + m0, job.out = out.row(0, y0) + size_t(m0) * job.ldc;
+      if (prepared) {
+        job.a = prepared->weights.data();  // mb = M: one block, packed once for the group
+      } else {
+        MDFI_RETURN_IF_ERROR(pack_filters(l, io, factor, m0, job.filters, pt, rows.data(), packed.data()));
+        job.a = packed.data();
+      }
       kernels::conv_direct(kern, job, l.activation, threads);
     }
     return Status::Ok();
@@ -479,6 +487,7 @@ void ConvLayer::describe_schedule(SchedNode& n) const {
   n.gemm_k = K;
   const kernels::KernelInfo& kern = kernels::active_kernel();
   n.direct_lanes = kernels::direct_suits(kern, size, stride, dilation, pad) ? kern.direct_lanes : 0;
+  n.direct_whole = direct_whole();
   if (n.wino_tile && winograd_candidate()) {
     // What forward_winograd holds in each way for a tile (winograd_weight_floats,
     // winograd_workspace_floats), so that a schedule's plan is what the run holds.
