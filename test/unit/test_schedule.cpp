@@ -463,6 +463,33 @@ TEST_CASE("schedule: where F(4x4) does not fit the re-choice pass may take F(2x2
     CHECK(n.small_tile->wino_unit_bytes * 36 == n.wino_unit_bytes * 16);
   }
   REQUIRE(with_small == 3);
+  // Each of F(2x2)'s ways, whole or in filter blocks, set by hand: the plan holds what the run
+  // holds, and every layer equals layer-at-a-time with the same tiles.
+  for (SchedAlgo algo : {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights})
+    for (int block : {0, 8, 16}) {
+      if (algo == SchedAlgo::kWinogradInput && block) continue;
+      Schedule s;
+      s.block.assign(nodes.size(), 0);
+      s.algo.assign(nodes.size(), SchedAlgo::kGemm);
+      s.small.assign(nodes.size(), 0);
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].small_tile) s.algo[i] = algo, s.block[i] = block, s.small[i] = 1;
+      const Plan plan = plan_schedule(input, nodes, s);
+      apply_schedule_algorithms(*net, nodes, s);
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].small_tile) CHECK(net->layers[i]->winograd_tile() == 2);
+      const RunResult same = run_with(*net, make_plan(*net), wpath, nullptr, 5, 2);
+      const Plan layered = make_plan(*net);
+      const RunResult r = run_with(*net, plan, wpath, &s, 5, 2);
+      choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
+      INFO((algo == SchedAlgo::kWinogradInput ? "whole input" : "whole weights") << " in blocks of " << block);
+      CHECK(r.peak <= plan.peak_bytes);
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        INFO("layer " << i);
+        CHECK(same_bits(r.outputs[i], same.outputs[i]));
+        if (nodes[i].small_tile && !block) CHECK(plan.layers[i].peak_bytes == layered.layers[i].peak_bytes);
+      }
+    }
   // From every blockable layer by GEMM in blocks of one panel, budgets from that start's peak up
   // to the default's: each re-chosen schedule fits, and a run of it equals layer-at-a-time with
   // the same per-layer algorithms and tiles.
@@ -501,8 +528,12 @@ TEST_CASE("schedule: where F(4x4) does not fit the re-choice pass may take F(2x2
       CHECK(same_bits(r.outputs[i], same.outputs[i]));
     }
   }
-  CHECK(small_taken > 0);
   CHECK(runs == small_taken);
+#if defined(__x86_64__)
+  // With the x86 kernels' figures some budget of this sweep takes it (the NEON ones' panel
+  // workspaces leave GEMM blocks the cheaper way that fits on this small network).
+  CHECK(small_taken > 0);
+#endif
 }
 
 TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
