@@ -128,10 +128,21 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       // default's Winograd tile back to the layers outside the bands where it fits (schedule.h).
       choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
       const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, default_tiles);
-      auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, beside);
+      size_t with_images = 0;
+      auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &with_images, beside);
       // An image too big for any schedule is refused on its own (a record, the batch goes on):
       // plan for the network alone then.
-      if (!choice.ok() && beside) choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget);
+      if (!choice.ok() && beside) {
+        size_t alone = 0;
+        choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &alone);
+        // Nothing fits either way: the figure that runs these images, as `mdfi plan --max-mem
+        // SIZE IMAGE` gives it (the network's alone would only have every image refused).
+        if (!choice.ok())
+          return Status(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(pm.budget) + ": the smallest is " +
+                                                format_bytes(with_images) + " (" + std::to_string(with_images) +
+                                                " bytes) with the largest of these images decoded beside the network (" +
+                                                std::to_string(alone) + " bytes for the network alone)");
+      }
       if (!choice.ok()) return choice.status();
       pm.schedule = std::make_shared<Schedule>(choice->schedule);
       apply_schedule_algorithms(pm.net, nodes, *pm.schedule);  // Winograd outside the bands, where it fits

@@ -113,6 +113,12 @@ TEST_CASE("`mdfi plan -j N` plans what `detect -j N` runs: the smallest budget i
   auto two_threads = run_command(mdfi_binary() + " detect -q -j 2 --max-mem " + std::to_string(one) + "B --cfg '" +
                                  cfg + "' -w '" + weights + "'" + image);
   CHECK(two_threads.exit_code == 4);
+  // The refusal names the budget that runs this image (plan's figure with the image beside), not
+  // the network's alone, under which the image itself would be refused next.
+  std::smatch named;
+  INFO(two_threads.err);
+  REQUIRE(std::regex_search(two_threads.err, named, std::regex("the smallest is .*?\\(([0-9]+) bytes\\)")));
+  CHECK(std::stoll(named[1]) == two);
   // The smallest budget holds for a batch and for bench too, not only for one image: they used
   // a shared arena laid out for many images, larger than the one the budget was fitted to.
   const std::string at_two = " -j 2 --max-mem " + std::to_string(two) + "B --cfg '" + cfg + "' -w '" + weights + "'";
