@@ -57,6 +57,12 @@ Result<std::unique_ptr<OutputSink>> OutputSink::open(const std::string& path, Mo
   }
   s->is_stdout_ = false;
   s->path_ = path;
+  // A target that exists and is not a regular file (/dev/null, a FIFO, /dev/stdout, a shell's
+  // >(...) pipe) is written in place: a rename would replace the device or pipe itself, and it
+  // cannot be synced to a disk.
+  struct stat target {};
+  s->special_ = ::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode);
+  if (s->special_ && mode == Mode::kAtomic) mode = Mode::kLines;
   s->mode_ = mode;
   if (mode != Mode::kAtomic) {
     s->f_ = std::fopen(path.c_str(), mode == Mode::kAppend ? "a" : "w");
@@ -106,8 +112,8 @@ Status OutputSink::commit() {
     return Status::Ok();
   }
   bool bad = std::fflush(f_) != 0 || std::ferror(f_);
-  if (!bad && ::fsync(::fileno(f_)) != 0) bad = true;
-  int saved = errno;
+  if (!bad && !special_ && ::fsync(::fileno(f_)) != 0) bad = true;
+  int saved = bad ? errno : 0;
   if (mode_ != Mode::kAtomic) {
     if (std::fclose(f_) != 0) bad = true;
     f_ = nullptr;

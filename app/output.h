@@ -69,6 +69,7 @@ class OutputSink {
   std::FILE* f_ = nullptr;
   std::string path_, tmp_;
   bool is_stdout_ = true;
+  bool special_ = false;  // FILE exists and is not a regular file: written in place, not synced
   Mode mode_ = Mode::kAtomic;
   size_t records_ = 0;
 };

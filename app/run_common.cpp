@@ -109,13 +109,16 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   // (schedule.h) bring the peak under it when they can. The images named on the command line:
   // their decoders work beside the whole arena.
   const bool schedulable = pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
-  size_t beside = 0;
+  std::vector<size_t> besides;  // each image's decoder beside the arena, distinct, largest first
   for (size_t i = 0; schedulable && i < args.images.size() && i < 64; ++i) {
     struct stat st {};
     if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
-    if (e.ok()) beside = std::max(beside, e->setup_bytes);
+    if (e.ok()) besides.push_back(e->setup_bytes);
   }
+  std::sort(besides.begin(), besides.end(), std::greater<size_t>());
+  besides.erase(std::unique(besides.begin(), besides.end()), besides.end());
+  const size_t beside = besides.empty() ? 0 : besides.front();
   const std::vector<int> default_tiles = winograd_tiles(pm.net);  // the default schedule's Winograd layers
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);
@@ -130,8 +133,12 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, default_tiles);
       size_t with_images = 0;
       auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &with_images, beside);
-      // An image too big for any schedule is refused on its own (a record, the batch goes on):
-      // plan for the network alone then.
+      // Not room for every image's decoder: the schedule that leaves room for the most of them
+      // (the largest decoder that fits; yolov3-tiny at 3739448 B ran dog.jpg alone but refused it
+      // beside the larger horses.jpg when planned for the network alone), else the network alone.
+      // An image too big for the schedule is refused on its own (a record, the batch goes on).
+      for (size_t b = 1; !choice.ok() && b < besides.size(); ++b)
+        choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, besides[b]);
       if (!choice.ok() && beside) {
         size_t alone = 0;
         choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &alone);

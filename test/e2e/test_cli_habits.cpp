@@ -108,6 +108,34 @@ TEST_CASE("cli #1: an output path that is an input is refused, the photo stays b
   CHECK(slurp(d2) == before);
 }
 
+TEST_CASE("cli: -o /dev/null and -o FIFO work in every format; the target stays what it was", "[cli]") {
+  for (const char* f : {"text", "json", "jsonl", "csv"}) {
+    INFO(f);
+    auto r = run_command(bin() + " detect -q" + det_args() + "--format " + f + " -o /dev/null " + q(kDog));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);  // it was 1: fsync(2) of /dev/null fails (EINVAL)
+  }
+  struct stat st {};
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  // JSON goes to a temp file renamed over the target: over a FIFO that would replace the pipe
+  // its reader waits on. Written in place instead, all of it reaches the reader.
+  const std::string dir = tmp_dir("cli_fifo"), fifo = dir + "/results";
+  ::unlink(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  auto r = run_command("(cat " + q(fifo) + " > " + q(dir + "/read.json") + " &) ; " + bin() + " detect -q" + det_args() +
+                       "--format json -o " + q(fifo) + " " + q(kDog) + "; rc=$?; sleep 1; " +
+                       // A reader still waiting (mdfi never opened the pipe) gets its end of file.
+                       "timeout 1 sh -c ': > " + fifo + "' 2>/dev/null; exit $rc");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  const std::string got = slurp(dir + "/read.json");
+  CHECK(got.find("dog.jpg") != std::string::npos);
+  CHECK(got.find(']') != std::string::npos);  // the whole array
+}
+
 TEST_CASE("cli: a cfg or weights file where images go is refused as a mistake of order, naming the file", "[cli]") {
   const std::string cfg = detector_cfg(), weights = detector_weights();
   struct Case {

@@ -125,6 +125,12 @@ TEST_CASE("`mdfi plan -j N` plans what `detect -j N` runs: the smallest budget i
   auto batch = run_command(mdfi_binary() + " detect -q" + at_two + image + image);
   INFO(batch.err);
   CHECK(batch.exit_code == 0);
+  // Beside a larger image that does not fit, the batch is planned for the largest decoder that
+  // does: dog.jpg still runs (before, planned for the network alone, it was refused too).
+  auto mixed = run_command(mdfi_binary() + " detect -q" + at_two + " /usr/share/darknet/data/kite.jpg" + image +
+                           " -o /dev/null");
+  INFO(mixed.err);
+  CHECK(mixed.err.find("dog.jpg:") == std::string::npos);
   auto bench = run_command(mdfi_binary() + " bench -q --warmup 0 -r 2" + at_two + image);
   INFO(bench.err);
   CHECK(bench.exit_code == 0);
