@@ -107,10 +107,31 @@ Result<WeightsFile> WeightsFile::open(const std::string& path) {
   return wf;
 }
 
+// What a file of the wrong size starts like, where that says more than its size: a photo or a cfg
+// given where the weights go (the order of arguments mixed up). Empty when nothing is recognised.
+static std::string not_weights_kind(std::FILE* fp) {
+  unsigned char b[8] = {};
+  if (!fp || ::pread(fileno(fp), b, sizeof b, 0) != ssize_t(sizeof b)) return "";
+  if (b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return "a JPEG image";
+  if (std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0) return "a PNG image";
+  if (std::memcmp(b, "GIF8", 4) == 0) return "a GIF image";
+  if (std::memcmp(b, "\x7f" "ELF", 4) == 0) return "a program";
+  if (std::memcmp(b, "PK\x03\x04", 4) == 0) return "a ZIP archive (a PyTorch or Keras file?)";
+  // Darknet's header starts with small binary integers (major 0, minor 1 or 2): eight printable
+  // characters are text.
+  for (unsigned char c : b)
+    if (c != '\n' && c != '\r' && c != '\t' && (c < 0x20 || c > 0x7e)) return "";
+  return "a text file (a .cfg or .names?)";
+}
+
 Status WeightsFile::validate(const Network& net) {
   const std::vector<size_t> off = layer_param_offsets(net);
   const uint64_t expected = header_.bytes() + uint64_t(off.back()) * 4;
   if (file_bytes_ == expected) return Status::Ok();
+  const std::string kind = not_weights_kind(fp_);
+  if (!kind.empty())
+    return Status(ErrorKind::kWeights, path_ + ": " + kind + ", not a Darknet .weights file (expected " +
+                                           std::to_string(expected) + " bytes of weights for " + net.cfg_path + ")");
   const std::string sizes = " (expected " + std::to_string(expected) + " bytes for " + net.cfg_path + ", got " +
                             std::to_string(file_bytes_) + ")";
   if (file_bytes_ < expected) {
