@@ -358,12 +358,17 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
     run.img_h = in.image_height();
     run.decoder = in.decoder_name();
     run.preprocess_peak = preprocess_heap(in, opened.counted, mem.arena_capacity());
-    if (pm.budget && run.preprocess_peak > pm.budget)
+    if (pm.budget && run.preprocess_peak > pm.budget) {
+      // In bytes as well where the rounded figures would read the same ("needs 3.8 MB, over 3.8 MB").
+      const bool same = format_bytes(run.preprocess_peak) == format_bytes(pm.budget);
       return Result<ImageRun>(ErrorKind::kBudget,
                               path + ": decoding and letterboxing this " + std::to_string(run.img_w) + "x" +
                                   std::to_string(run.img_h) + " image needs " + format_bytes(run.preprocess_peak) +
-                                  " (" + in.decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
+                                  (same ? " (" + std::to_string(run.preprocess_peak) + " bytes)" : "") + " (" +
+                                  in.decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
+                                  (same ? " (" + std::to_string(pm.budget) + " bytes)" : "") +
                                   "; refused before decoding (try --fast-decode for a JPEG)");
+    }
     // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).
     MDFI_ASSIGN_OR_RETURN(auto boxed, in.decode(MemCategory::kActivations));
