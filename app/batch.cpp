@@ -299,6 +299,13 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.skipped = item.skipped;
     if (item.skipped && verbose) std::fprintf(stderr, "mdfi: --latest: skipped %zu frames\n", item.skipped);
     stats.skipped += item.skipped;
+    if (item.error.ok()) {
+      if (Status st = fit_budget_to_first_image(*pm, args, ImageSource{path, item.bytes.get()}); !st.ok()) {
+        progress.finish();
+        out.abandon();
+        return report(st);
+      }
+    }
     if (!arena || per_image) {
       arena.reset();  // the image before's (shrunk) arena goes before the next is mapped
       arena = std::make_unique<Arena>(plan_arena(pm->plan, single));

@@ -70,20 +70,11 @@ size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
   return plan_arena(plan, true).size - post_room(plan) + limits.budget_bytes;
 }
 
-Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
-  PreparedModel pm;
-  set_default_threads(args.threads);  // before anything is planned: workspaces are per thread
-  MDFI_ASSIGN_OR_RETURN(auto m, resolve_model(args.model, default_net, true));
-  pm.model = m;
-  MDFI_ASSIGN_OR_RETURN(auto net, build_model(pm.model, args.model));
-  pm.net = std::move(net);
-  if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
-  if (!verbosity().quiet)
-    for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
-  if (verbosity().verbose)
-    std::fprintf(stderr, "mdfi: compat %s (%s); input %s; SIMD %s\n", to_string(pm.net.net.compat),
-                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
-                 args.reference ? "none (--reference kernels)" : kernel_text().c_str());
+bool budget_schedulable(const PreparedModel& pm, const RunArgs& args) {
+  return pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
+}
+
+Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides) {
   // The reference kernels and the OpenCL backend never run Winograd. Under --max-mem it may use
   // what the budget allows (conv_choice.h); when that leaves no room for --keep-weights, the
   // choice that never raises the peak, then that choice with F(2x2) on every map under 26x26
@@ -93,12 +84,9 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   parse_winograd_mode(args.model.winograd, &asked.mode);  // checked when the network was built
   asked.kept_weights = args.keep_weights;
   if (asked.kept_weights) choices = {asked};
-  if (!args.max_mem.empty()) {
-    auto budget = parse_size(args.max_mem);
-    if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
-    pm.budget = *budget;
+  if (pm.budget) {
     ConvChoice within = asked;
-    within.budget_bytes = *budget;
+    within.budget_bytes = pm.budget;
     choices = {within, asked};
     if (asked.kept_weights) choices.push_back(ConvChoice{asked.mode, 0, true, false});
     choices.push_back(ConvChoice{WinogradMode::kOff, 0, false});
@@ -106,20 +94,13 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};
   if (choices.empty()) pm.plan = make_plan(pm.net);  // the network was built with the asked choice
   // On the CPU's optimised path the budget is a target: weight blocks and banded groups
-  // (schedule.h) bring the peak under it when they can. The images named on the command line:
-  // their decoders work beside the whole arena.
-  const bool schedulable = pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
-  std::vector<size_t> besides;  // each image's decoder beside the arena, distinct, largest first
-  for (size_t i = 0; schedulable && i < args.images.size() && i < 64; ++i) {
-    struct stat st {};
-    if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
-    if (e.ok()) besides.push_back(e->setup_bytes);
-  }
+  // (schedule.h) bring the peak under it when they can, with the images' decoders (`besides`,
+  // each image's; distinct, largest first) working beside the whole arena.
+  const bool schedulable = budget_schedulable(pm, args);
   std::sort(besides.begin(), besides.end(), std::greater<size_t>());
   besides.erase(std::unique(besides.begin(), besides.end()), besides.end());
   const size_t beside = besides.empty() ? 0 : besides.front();
-  const std::vector<int> default_tiles = winograd_tiles(pm.net);  // the default schedule's Winograd layers
+  pm.schedule.reset();
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);
     pm.plan = make_plan(pm.net);
@@ -130,7 +111,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
       // Bands and GEMM weight blocks run the im2col + SGEMM kernels; the schedule gives the
       // default's Winograd tile back to the layers outside the bands where it fits (schedule.h).
       choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
-      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, default_tiles);
+      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, pm.default_tiles);
       size_t with_images = 0;
       auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &with_images, beside);
       // Not room for every image's decoder: the schedule that leaves room for the most of them
@@ -181,6 +162,50 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
     break;
   }
   if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
+  return Status::Ok();
+}
+
+Status fit_budget_to_first_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src) {
+  if (pm.planned_for_images || !budget_schedulable(pm, args)) return Status::Ok();
+  pm.planned_for_images = true;
+  // A path read from `--list -` or a frame: its header only, nothing decoded. What it cannot
+  // tell (a missing or broken file) its own run reports.
+  if (!src.bytes && src.name == "-") return Status::Ok();
+  auto e = estimate_preprocess(pm.net, args, src, 0);
+  if (!e.ok()) return Status::Ok();
+  return fit_budget(pm, args, {e->setup_bytes});
+}
+
+Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
+  PreparedModel pm;
+  set_default_threads(args.threads);  // before anything is planned: workspaces are per thread
+  MDFI_ASSIGN_OR_RETURN(auto m, resolve_model(args.model, default_net, true));
+  pm.model = m;
+  MDFI_ASSIGN_OR_RETURN(auto net, build_model(pm.model, args.model));
+  pm.net = std::move(net);
+  if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
+  if (!verbosity().quiet)
+    for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());
+  if (verbosity().verbose)
+    std::fprintf(stderr, "mdfi: compat %s (%s); input %s; SIMD %s\n", to_string(pm.net.net.compat),
+                 pm.net.net.compat_reason.c_str(), pm.net.net.letterbox ? "letterboxed" : "resized (no letterbox)",
+                 args.reference ? "none (--reference kernels)" : kernel_text().c_str());
+  if (!args.max_mem.empty()) {
+    auto budget = parse_size(args.max_mem);
+    if (!budget.ok()) return Status(budget.status().kind(), "--max-mem: " + budget.status().message());
+    pm.budget = *budget;
+  }
+  pm.default_tiles = winograd_tiles(pm.net);  // the default schedule's Winograd layers
+  // The images named on the command line: their decoders work beside the whole arena.
+  std::vector<size_t> besides;
+  for (size_t i = 0; budget_schedulable(pm, args) && i < args.images.size() && i < 64; ++i) {
+    struct stat st {};
+    if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
+    if (e.ok()) besides.push_back(e->setup_bytes);
+  }
+  pm.planned_for_images = !besides.empty();
+  MDFI_RETURN_IF_ERROR(fit_budget(pm, args, std::move(besides)));
   if (verbosity().verbose)
     std::fprintf(stderr, "mdfi: Winograd (--winograd %s) in %d of the convolutions\n", args.model.winograd.c_str(),
                  winograd_layer_count(pm.net));
@@ -322,9 +347,15 @@ size_t preprocess_heap(const ImageInput& in, size_t held_bytes, size_t arena_byt
 
 Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path,
                                                size_t arena_bytes) {
+  return estimate_preprocess(net, args, ImageSource{path, nullptr}, arena_bytes);
+}
+
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const ImageSource& src,
+                                               size_t arena_bytes) {
+  const std::string& path = src.name;
   MemoryTracker mem;
   OpenedImage o;
-  MDFI_RETURN_IF_ERROR(open_image(ImageSource{path, nullptr}, mem, o));
+  MDFI_RETURN_IF_ERROR(open_image(src, mem, o));
   MDFI_ASSIGN_OR_RETURN(auto in, ImageInput::open(ImageBytes{path, o.fp}, input_spec(net), decode_options(args), mem));
   PreprocessEstimate e;
   e.image_w = in.image_width();

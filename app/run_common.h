@@ -76,6 +76,8 @@ struct PreparedModel {
   PostLimits post;    // detect: what post-processing may hold per image (detect_post_limits)
   mutable size_t post_capped = 0;  // images whose boxes went over those limits (said once on stderr)
   std::shared_ptr<Schedule> schedule;  // --max-mem under the default peak: the schedule that fits (else none)
+  std::vector<int> default_tiles;      // the default schedule's Winograd tiles (winograd_tiles), before any schedule
+  bool planned_for_images = false;     // the schedule left room for images' decoders known when it was chosen
 };
 
 // Detection post-processing's limits for this network: the room its single-image arena leaves
@@ -118,6 +120,16 @@ struct ImageSource {
   const std::vector<uint8_t>* bytes = nullptr;  // set for a frame in memory
 };
 
+// --max-mem: fits the network's plan (conv algorithms, and on the CPU a Schedule) to pm.budget with
+// each of `besides` (images' decoders, bytes) working beside its arena; sets pm.plan, pm.schedule,
+// pm.post. prepare_model calls it with the images named on the command line.
+Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides);
+// A run planned before any of its images was known (--stream, --list -) is fitted again to the
+// first one's decoder, once: a camera's frames are all of one size, and planned for the network
+// alone a schedule may leave no room for them (each frame refused at the budget `mdfi plan
+// --max-mem 1B FRAME` names).
+Status fit_budget_to_first_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src);
+
 // The options of a run as the decoders take them.
 DecodeOptions decode_options(const RunArgs& args);
 // What preprocessing `path` would need, from its header (no pixel decoded): the decoder's and
@@ -130,6 +142,8 @@ struct PreprocessEstimate {
 
 // arena_bytes: the size of the run's arena (plan_arena), 0 when it runs without one.
 Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path,
+                                               size_t arena_bytes);
+Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const ImageSource& src,
                                                size_t arena_bytes);
 
 // Decodes the image, letterboxes it to the network size and runs the network. With a budget

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <algorithm>
+#include <regex>
 #include <thread>
 
 #include "image.h"
@@ -286,6 +288,31 @@ TEST_CASE("MJPEG stream through a pipe: a record per frame as it is done, bad fr
   std::ifstream err300(err_file);
   const std::string all_err((std::istreambuf_iterator<char>(err300)), std::istreambuf_iterator<char>());
   CHECK(summary_peak(r10.err) == summary_peak(all_err));
+}
+
+TEST_CASE("MJPEG stream under --max-mem: frames run at the budget `mdfi plan` names for one of them", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  const auto frames = mjpeg_frames(3);
+  const std::string dir = tmp_dir("camera_stream_budget");
+  std::ofstream one(dir + "/frame.jpg", std::ios::binary), three(dir + "/three.mjpeg", std::ios::binary);
+  one.write(reinterpret_cast<const char*>(frames[0].data()), std::streamsize(frames[0].size()));
+  one.close();
+  for (const auto& f : frames) three.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size()));
+  three.close();
+  const CommandResult plan = run_command("'" + mdfi_binary() + "' plan -j2 -c " + m.cfg + " --max-mem 1B '" + dir + "/frame.jpg'");
+  std::smatch got;
+  INFO(plan.err);
+  REQUIRE(std::regex_search(plan.err, got, std::regex("\\(([0-9]+) bytes\\)")));
+  const std::string budget = got[1].str() + "B";
+  // The stream's frames are unknown when the run is planned: it is fitted again to the first
+  // one (before, planned for the network alone, every frame was refused at this budget).
+  const CommandResult r = run_command("cat '" + dir + "/three.mjpeg' | '" + mdfi_binary() + "' detect -q -j2 -f jsonl --stream - " +
+                                      m.args() + " --max-mem " + budget);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);
+  CHECK(r.out.find("error") == std::string::npos);
 }
 
 TEST_CASE("MJPEG stream --latest: a fast producer's frames are skipped and counted", "[camera]") {
