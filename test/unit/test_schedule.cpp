@@ -325,6 +325,18 @@ TEST_CASE("schedule: random small cfgs and budgets fit when run and reproduce la
   CHECK(wino_grouped > 0);  // Winograd layers inside groups (winograd_rows.h)
 }
 
+// Every layer with a Winograd tile (small: with a small_tile, taking it) by `algo` in blocks of
+// `block` filters (0: whole); the others by GEMM, whole.
+Schedule every_winograd_layer(const std::vector<SchedNode>& nodes, SchedAlgo algo, int block, bool small) {
+  Schedule s;
+  s.block.assign(nodes.size(), 0);
+  s.algo.assign(nodes.size(), SchedAlgo::kGemm);
+  s.small.assign(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (small ? bool(nodes[i].small_tile) : nodes[i].wino_tile > 0) s.algo[i] = algo, s.block[i] = block, s.small[i] = small;
+  return s;
+}
+
 TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whole or in blocks of filters, "
           "bit-identical to that layer run whole", "[plan][winograd]") {
   // Layer 0 (3 channels) and the 1x1 layer 5 stay on the GEMM path; layers 1, 3 (no padding) and 4
@@ -348,11 +360,7 @@ TEST_CASE("schedule: layers outside bands keep the default's Winograd tile, whol
     for (SchedAlgo algo : {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights})
       for (int block : {0, 8, 16}) {
         if (algo == SchedAlgo::kWinogradInput && block) continue;
-        Schedule s;
-        s.block.assign(nodes.size(), 0);
-        s.algo.assign(nodes.size(), SchedAlgo::kGemm);
-        for (size_t i = 0; i < nodes.size(); ++i)
-          if (nodes[i].wino_tile) s.algo[i] = algo, s.block[i] = block;
+        Schedule s = every_winograd_layer(nodes, algo, block, false);
         s.block[0] = 8;  // and a GEMM layer in blocks, before them
         const Plan plan = plan_schedule(input, nodes, s);
         apply_schedule_algorithms(*net, nodes, s);
@@ -468,12 +476,7 @@ TEST_CASE("schedule: where F(4x4) does not fit the re-choice pass may take F(2x2
   for (SchedAlgo algo : {SchedAlgo::kWinogradInput, SchedAlgo::kWinogradWeights})
     for (int block : {0, 8, 16}) {
       if (algo == SchedAlgo::kWinogradInput && block) continue;
-      Schedule s;
-      s.block.assign(nodes.size(), 0);
-      s.algo.assign(nodes.size(), SchedAlgo::kGemm);
-      s.small.assign(nodes.size(), 0);
-      for (size_t i = 0; i < nodes.size(); ++i)
-        if (nodes[i].small_tile) s.algo[i] = algo, s.block[i] = block, s.small[i] = 1;
+      const Schedule s = every_winograd_layer(nodes, algo, block, true);
       const Plan plan = plan_schedule(input, nodes, s);
       apply_schedule_algorithms(*net, nodes, s);
       for (size_t i = 0; i < nodes.size(); ++i)
