@@ -245,12 +245,16 @@ const float* WeightsFile::view(size_t offset_floats, size_t count, int layer_ind
   if (end > file_bytes_) return nullptr;  // read() says what is wrong
   const unsigned char* bytes = nullptr;
   if (map_) bytes = map_ + pos;
+  bool finite = false;
   for (size_t i = 0; !bytes && i < ranges_.size(); ++i)
-    if (pos >= ranges_[i].pos && end <= ranges_[i].pos + ranges_[i].bytes) bytes = ranges_[i].data + (pos - ranges_[i].pos);
+    if (pos >= ranges_[i].pos && end <= ranges_[i].pos + ranges_[i].bytes) {
+      bytes = ranges_[i].data + (pos - ranges_[i].pos);
+      finite = ranges_[i].finite;
+    }
   if (!bytes) return nullptr;
   const float* values = reinterpret_cast<const float*>(bytes);
   // The same refusal as read()'s, on the mapped floats.
-  if (exponent_all_ones(bytes, 0, count)) {
+  if (!finite && exponent_all_ones(bytes, 0, count)) {
     *st = non_finite(values, count, pos, layer_index, kind);
     if (!st->ok()) return nullptr;
   }
@@ -268,7 +272,8 @@ bool WeightsFile::map_range(size_t offset_floats, size_t count) {
   if (uint64_t(size_t(end - start)) != end - start) return false;
   void* m = ::mmap(nullptr, size_t(end - start), PROT_READ, MAP_SHARED, fileno(fp_), off_t(start));
   if (m == MAP_FAILED) return false;
-  ranges_.push_back({static_cast<const unsigned char*>(m), start, size_t(end - start)});
+  const unsigned char* data = static_cast<const unsigned char*>(m);
+  ranges_.push_back({data, start, size_t(end - start), !exponent_all_ones(data + (pos - start), 0, count)});
   return true;
 }
 

@@ -82,6 +82,10 @@ class WeightsFile {
     const unsigned char* data;
     uint64_t pos;  // file byte offset of data[0] (a page boundary)
     size_t bytes;
+    // The floats asked for hold no NaN or Inf (checked once when mapped): views inside need not
+    // check again (a band group views the same weights once per band). Else each view checks,
+    // and the one that meets the bad value names it as read() would.
+    bool finite;
   };
   std::vector<MappedRange> ranges_;  // map_range's mappings
   void unmap_all();
