@@ -260,20 +260,10 @@ Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& f
     const int f_begin = t_begin * kernels::kMR, f_end = std::min(rb, t_end * kernels::kMR);
     // Where the file is mapped (a band group's range, or MDFI_MMAP=1) the panels pack straight
     // from it: the same pack_a_panel on the same floats, without the copy out of the page cache.
-    Status vs = Status::Ok();
-    if (const float* v = io.params->view(wbase + size_t(m0 + f_begin) * K, size_t(f_end - f_begin) * K, &vs)) {
-      for (int t = t_begin; t < t_end; ++t) {
-        const int f0 = t * kernels::kMR, r = std::min(kernels::kMR, rb - f0);
-        kernels::pack_a_panel(r, K, v + size_t(f0 - f_begin) * K, K, packed + size_t(f0) * K,
-                              l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
-      }
-      return;
-    }
-    if (!vs.ok()) {
-      errors[size_t(tid)] = std::move(vs);
-      return;
-    }
-    Status st = io.params->read(wbase + size_t(m0 + f_begin) * K, packed + size_t(f_begin) * K, size_t(f_end - f_begin) * K);
+    Status st;
+    const float* v = io.params->view(wbase + size_t(m0 + f_begin) * K, size_t(f_end - f_begin) * K, &st);
+    if (!v && st.ok())
+      st = io.params->read(wbase + size_t(m0 + f_begin) * K, packed + size_t(f_begin) * K, size_t(f_end - f_begin) * K);
     if (!st.ok()) {
       errors[size_t(tid)] = std::move(st);
       return;
@@ -281,8 +271,10 @@ Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& f
     float* own = rows + size_t(tid) * kernels::kMR * K;
     for (int t = t_begin; t < t_end; ++t) {
       const int f0 = t * kernels::kMR, r = std::min(kernels::kMR, rb - f0);
-      std::memcpy(own, packed + size_t(f0) * K, size_t(r) * K * sizeof(float));
-      kernels::pack_a_panel(r, K, own, K, packed + size_t(f0) * K, l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
+      const float* src = own;
+      if (v) src = v + size_t(f0 - f_begin) * K;
+      else std::memcpy(own, packed + size_t(f0) * K, size_t(r) * K * sizeof(float));
+      kernels::pack_a_panel(r, K, src, K, packed + size_t(f0) * K, l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
     }
   };
   if (pack == 1) {
