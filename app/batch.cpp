@@ -299,8 +299,14 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.skipped = item.skipped;
     if (item.skipped && verbose) std::fprintf(stderr, "mdfi: --latest: skipped %zu frames\n", item.skipped);
     stats.skipped += item.skipped;
+    // Under --max-mem, an image that can be read only once (stdin, a pipe) and that no plan has
+    // seen yet is read now, so the schedule is fitted to its decoder before it is decoded.
+    bool counted = false;
+    if (pm->budget && !pm->planned_for_images && !item.bytes && item.error.ok())
+      if (auto bytes = read_unseekable(path)) item.bytes = std::move(bytes), counted = true;
+    const ImageSource source{path, item.bytes.get(), counted};
     if (item.error.ok()) {
-      if (Status st = fit_budget_to_first_image(*pm, args, ImageSource{path, item.bytes.get()}); !st.ok()) {
+      if (Status st = fit_budget_to_first_image(*pm, args, source); !st.ok()) {
         progress.finish();
         out.abandon();
         return report(st);
@@ -312,7 +318,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     }
     MemoryTracker mem;
     mem.use_arena(arena.get());
-    auto run = item.error.ok() ? run_image(*pm, args, ImageSource{path, item.bytes.get()}, mem, i)
+    auto run = item.error.ok() ? run_image(*pm, args, source, mem, i)
                                : Result<ImageRun>(item.error);
     if (single && run.ok()) run->out.relocate(arena->shrink_to_split());
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());

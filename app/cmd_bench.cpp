@@ -73,11 +73,16 @@ Action add_bench_command(CLI::App& app) {
     size_t peak = 0;
     // As in batch runs: repeats reuse the memory of the run before. Under --max-mem, the layout
     // the budget was fitted to (a single image's; bench has no post-processing to shrink for).
+    // An image from stdin or a pipe can be read once: its bytes serve every run (counted in each).
+    const auto held = read_unseekable(a->image);
+    if (held && pm->budget && !pm->planned_for_images)
+      if (Status st = fit_budget_to_first_image(*pm, a->run, ImageSource{a->image, held.get(), true}); !st.ok())
+        return report(st);
     Arena arena(plan_arena(pm->plan, pm->budget != 0));
     for (int i = 0; i < a->warmup + a->repeat; ++i) {
       MemoryTracker mem;
       mem.use_arena(&arena);
-      auto run = run_image(*pm, a->run, ImageSource{a->image, nullptr}, mem, 0);
+      auto run = run_image(*pm, a->run, ImageSource{a->image, held.get(), held != nullptr}, mem, 0);
       if (!run.ok()) return report(run.status());
       peak = std::max(peak, mem.peak());
       if (i < a->warmup) continue;

@@ -74,7 +74,7 @@ bool budget_schedulable(const PreparedModel& pm, const RunArgs& args) {
   return pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
 }
 
-Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides) {
+Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides, const PreprocessEstimate* sole) {
   // The reference kernels and the OpenCL backend never run Winograd. Under --max-mem it may use
   // what the budget allows (conv_choice.h); when that leaves no room for --keep-weights, the
   // choice that never raises the peak, then that choice with F(2x2) on every map under 26x26
@@ -101,6 +101,7 @@ Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> be
   besides.erase(std::unique(besides.begin(), besides.end()), besides.end());
   const size_t beside = besides.empty() ? 0 : besides.front();
   pm.schedule.reset();
+  pm.unfitted = {};
   for (size_t k = 0; k < choices.size(); ++k) {
     choose_conv_algorithms(pm.net, choices[k]);
     pm.plan = make_plan(pm.net);
@@ -125,6 +126,7 @@ Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> be
         choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &alone);
         // Nothing fits either way: the figure that runs these images, as `mdfi plan --max-mem
         // SIZE IMAGE` gives it (the network's alone would only have every image refused).
+        if (choice.ok() && sole) pm.unfitted = {sole->image_w, sole->image_h, sole->decoder, with_images};
         if (!choice.ok())
           return Status(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(pm.budget) + ": the smallest is " +
                                                 format_bytes(with_images) + " (" + std::to_string(with_images) +
@@ -173,7 +175,7 @@ Status fit_budget_to_first_image(PreparedModel& pm, const RunArgs& args, const I
   if (!src.bytes && src.name == "-") return Status::Ok();
   auto e = estimate_preprocess(pm.net, args, src, 0);
   if (!e.ok()) return Status::Ok();
-  return fit_budget(pm, args, {e->setup_bytes});
+  return fit_budget(pm, args, {e->setup_bytes}, &*e);
 }
 
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task) {
@@ -198,14 +200,18 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   pm.default_tiles = winograd_tiles(pm.net);  // the default schedule's Winograd layers
   // The images named on the command line: their decoders work beside the whole arena.
   std::vector<size_t> besides;
+  Result<PreprocessEstimate> first(ErrorKind::kImage, "");
   for (size_t i = 0; budget_schedulable(pm, args) && i < args.images.size() && i < 64; ++i) {
     struct stat st {};
     if (::stat(args.images[i].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     auto e = estimate_preprocess(pm.net, args, args.images[i], 0);
     if (e.ok()) besides.push_back(e->setup_bytes);
+    if (e.ok() && besides.size() == 1) first = std::move(e);
   }
   pm.planned_for_images = !besides.empty();
-  MDFI_RETURN_IF_ERROR(fit_budget(pm, args, std::move(besides)));
+  // A lone image (and no list) is the whole run: its refusal can name what would run it.
+  const bool sole = besides.size() == 1 && args.images.size() == 1 && args.list.empty();
+  MDFI_RETURN_IF_ERROR(fit_budget(pm, args, std::move(besides), sole ? &*first : nullptr));
   if (verbosity().verbose)
     std::fprintf(stderr, "mdfi: Winograd (--winograd %s) in %d of the convolutions\n", args.model.winograd.c_str(),
                  winograd_layer_count(pm.net));
@@ -290,6 +296,12 @@ struct OpenedImage {
 
 Status open_image(const ImageSource& src, MemoryTracker& mem, OpenedImage& o) {
   const std::vector<uint8_t>* bytes = src.bytes;
+  if (bytes && src.count_bytes) {  // read for this image alone (read_unseekable): counted as it was read
+    if (!mem.account(bytes->size(), MemCategory::kOther))
+      return Status(ErrorKind::kOutOfMemory, src.name + ": out of memory reading the image");
+    o.mem = &mem;
+    o.counted = bytes->size();
+  }
   if (!bytes) {
     const bool stdin_dash = src.name == "-";
     std::FILE* f = stdin_dash ? stdin : std::fopen(src.name.c_str(), "rb");
@@ -324,6 +336,23 @@ Status open_image(const ImageSource& src, MemoryTracker& mem, OpenedImage& o) {
   if (!o.fp) return Status(ErrorKind::kOutOfMemory, src.name + ": cannot open the image bytes");
   return Status::Ok();
 }
+
+}  // namespace
+
+std::shared_ptr<const std::vector<uint8_t>> read_unseekable(const std::string& name) {
+  const bool stdin_dash = name == "-";
+  struct stat st {};
+  if (!stdin_dash && (::stat(name.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return nullptr;
+  std::FILE* f = stdin_dash ? stdin : std::fopen(name.c_str(), "rb");
+  if (!f) return nullptr;
+  auto bytes = std::make_shared<std::vector<uint8_t>>();
+  uint8_t buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes->insert(bytes->end(), buf, buf + n);
+  if (!stdin_dash) std::fclose(f);
+  return bytes;
+}
+
+namespace {
 
 NetworkInputSpec input_spec(const Network& net) {
   NetworkInputSpec s;
@@ -368,6 +397,14 @@ Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs
   return e;
 }
 
+// "--max-mem X runs it; " where the budget was planned without room for this very image (the
+// network's schedule alone, then this image refused): the figure `mdfi plan --max-mem 1B IMAGE`
+// gives, not what it needs beside that schedule.
+static std::string smallest_for(const PreparedModel::UnfittedImage& u, const ImageInput& in) {
+  if (!u.smallest || u.w != in.image_width() || u.h != in.image_height() || u.decoder != in.decoder_name()) return "";
+  return "--max-mem " + format_bytes(u.smallest) + " (" + std::to_string(u.smallest) + " bytes) runs it; ";
+}
+
 Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSource& src, MemoryTracker& mem,
                            size_t image_index) {
   ImageRun run;
@@ -398,7 +435,8 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
                                   (same ? " (" + std::to_string(run.preprocess_peak) + " bytes)" : "") + " (" +
                                   in.decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
                                   (same ? " (" + std::to_string(pm.budget) + " bytes)" : "") +
-                                  "; refused before decoding (try --fast-decode for a JPEG)");
+                                  "; refused before decoding (" + smallest_for(pm.unfitted, in) +
+                                  "try --fast-decode for a JPEG)");
     }
     // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).

@@ -2,6 +2,7 @@
 // one image, dumping layers, and the memory report.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -78,6 +79,14 @@ struct PreparedModel {
   std::shared_ptr<Schedule> schedule;  // --max-mem under the default peak: the schedule that fits (else none)
   std::vector<int> default_tiles;      // the default schedule's Winograd tiles (winograd_tiles), before any schedule
   bool planned_for_images = false;     // the schedule left room for images' decoders known when it was chosen
+  // Under --max-mem, the one image known at planning time when no schedule left room for its
+  // decoder (the network was then planned alone): its size, its decoder and the smallest budget
+  // that runs it, which its refusal names (smallest 0: none such).
+  struct UnfittedImage {
+    int w = 0, h = 0;
+    std::string decoder;
+    size_t smallest = 0;
+  } unfitted;
 };
 
 // Detection post-processing's limits for this network: the room its single-image arena leaves
@@ -118,12 +127,28 @@ struct ImageRun {
 struct ImageSource {
   std::string name;                 // the path, "-", or "frame N"
   const std::vector<uint8_t>* bytes = nullptr;  // set for a frame in memory
+  bool count_bytes = false;         // `bytes` were read for this image (read_unseekable): heap of its run
+};
+
+// The bytes of an image that can be read only once (stdin as "-", a pipe, a FIFO), read whole
+// now, so that a --max-mem run can plan for its decoder before decoding it; null for a regular
+// file (read in place when it runs) and for anything that cannot be opened (its run says why).
+std::shared_ptr<const std::vector<uint8_t>> read_unseekable(const std::string& name);
+
+// What preprocessing `path` would need, from its header (no pixel decoded): the decoder's and
+// resizer's memory plus the network input. For `mdfi plan IMAGE` and --max-mem.
+struct PreprocessEstimate {
+  int image_w = 0, image_h = 0, decoded_w = 0, decoded_h = 0;
+  const char* decoder = "";
+  size_t setup_bytes = 0, peak_bytes = 0;
 };
 
 // --max-mem: fits the network's plan (conv algorithms, and on the CPU a Schedule) to pm.budget with
 // each of `besides` (images' decoders, bytes) working beside its arena; sets pm.plan, pm.schedule,
 // pm.post. prepare_model calls it with the images named on the command line.
-Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides);
+// `sole`: the one image known, whose size pm.unfitted records if no schedule leaves it room.
+Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides,
+                  const PreprocessEstimate* sole = nullptr);
 // A run planned before any of its images was known (--stream, --list -) is fitted again to the
 // first one's decoder, once: a camera's frames are all of one size, and planned for the network
 // alone a schedule may leave no room for them (each frame refused at the budget `mdfi plan
@@ -132,13 +157,6 @@ Status fit_budget_to_first_image(PreparedModel& pm, const RunArgs& args, const I
 
 // The options of a run as the decoders take them.
 DecodeOptions decode_options(const RunArgs& args);
-// What preprocessing `path` would need, from its header (no pixel decoded): the decoder's and
-// resizer's memory plus the network input. For `mdfi plan IMAGE` and --max-mem.
-struct PreprocessEstimate {
-  int image_w = 0, image_h = 0, decoded_w = 0, decoded_h = 0;
-  const char* decoder = "";
-  size_t setup_bytes = 0, peak_bytes = 0;
-};
 
 // arena_bytes: the size of the run's arena (plan_arena), 0 when it runs without one.
 Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs& args, const std::string& path,
