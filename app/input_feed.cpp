@@ -72,7 +72,17 @@ Result<std::unique_ptr<InputFeed>> open_path_feed(std::vector<std::string> paths
   return std::unique_ptr<InputFeed>(std::make_unique<PathFeed>(std::move(paths), read_stdin, std::move(skip)));
 }
 
-int MjpegSplitter::get() { return std::getc(in_); }
+int MjpegSplitter::get() {
+  if (again_at_ < again_.size()) return again_[again_at_++];
+  if (!again_.empty()) again_.clear(), again_.shrink_to_fit(), again_at_ = 0;
+  return std::getc(in_);
+}
+
+// Only ever the byte just read: back into the slot it came from, or onto the stream.
+void MjpegSplitter::unget(int c) {
+  if (again_at_ > 0) again_[--again_at_] = uint8_t(c);
+  else std::ungetc(c, in_);
+}
 
 bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
   frame.clear();
@@ -121,6 +131,7 @@ bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
     frame.push_back(uint8_t(hi));
     frame.push_back(uint8_t(lo));
     const int len = hi << 8 | lo;
+    const size_t payload = frame.size();
     for (int i = 2; i < len; ++i) {
       const int b = get();
       if (b == EOF) return cut();
@@ -128,6 +139,22 @@ bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
     }
     if (m != 0xDA) {  // not SOS: the next marker follows directly
       c = get();
+      if (c != 0xFF && c != EOF) {
+        // No marker after the segment: the frame was cut inside it, and its length took bytes of
+        // the frames after it. The first SOI followed by a marker among them starts the next
+        // frame (an EXIF thumbnail's would be found first, but only in a frame already cut).
+        frame.push_back(uint8_t(c));
+        for (size_t p = payload; p + 2 < frame.size(); ++p)
+          if (frame[p] == 0xFF && frame[p + 1] == 0xD8 && frame[p + 2] == 0xFF) {
+            std::vector<uint8_t> rest(frame.begin() + std::ptrdiff_t(p), frame.end());
+            rest.insert(rest.end(), again_.begin() + std::ptrdiff_t(again_at_), again_.end());
+            again_ = std::move(rest);
+            again_at_ = 0;
+            frame.resize(p);
+            return cut();
+          }
+        frame.pop_back();
+      }
       continue;
     }
     // Entropy-coded data: FF 00 is a data byte, FF D0-D7 a restart; any other FF xx is a marker.
@@ -148,7 +175,7 @@ bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
         continue;
       }
       // A marker: hand it to the marker loop (FF already consumed, so push back the code).
-      std::ungetc(n, in_);
+      unget(n);
       c = 0xFF;
       break;
     }

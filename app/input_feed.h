@@ -53,7 +53,9 @@ Result<std::unique_ptr<InputFeed>> open_mjpeg_feed(const std::string& path, bool
 // entropy-coded data up to the next real marker), so an EXIF thumbnail's own SOI/EOI inside
 // APP1 does not end the frame. Returns false at a clean end of stream. A frame cut short (the
 // stream ends, or another SOI starts inside it) comes back with `truncated` set; a new frame
-// that started inside it is kept for the next call.
+// that started inside it is kept for the next call. A frame cut inside a header segment has the
+// next frame's first bytes read as that segment's rest; where no marker follows the segment,
+// the next frame's SOI is looked for in those bytes, and they are read again as its start.
 class MjpegSplitter {
  public:
   explicit MjpegSplitter(std::FILE* in) : in_(in) {}
@@ -61,8 +63,11 @@ class MjpegSplitter {
 
  private:
   int get();
+  void unget(int c);
   std::FILE* in_;
-  bool pending_soi_ = false;  // an SOI already read, belonging to the next frame
+  bool pending_soi_ = false;    // an SOI already read, belonging to the next frame
+  std::vector<uint8_t> again_;  // bytes to read again before the stream's (a resynchronised frame's start)
+  size_t again_at_ = 0;
 };
 
 }  // namespace mdfi::app

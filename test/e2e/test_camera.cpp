@@ -290,6 +290,32 @@ TEST_CASE("MJPEG stream through a pipe: a record per frame as it is done, bad fr
   CHECK(summary_peak(r10.err) == summary_peak(all_err));
 }
 
+TEST_CASE("MJPEG stream: a frame cut inside a header segment costs that frame only", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  const auto frames = mjpeg_frames(4);
+  // stb's JPEGs: SOI, APP0 (18 bytes), then DQT (132): 40 bytes end inside the DQT segment, whose
+  // length then reaches into the next frame. Before, that frame was read as the cut one's rest
+  // (three records: the next frame lost with it).
+  REQUIRE(frames[1][20] == 0xFF);
+  REQUIRE(frames[1][21] == 0xDB);
+  const std::string path = tmp_dir("camera_cut_header") + "/cut.mjpeg";
+  std::ofstream f(path, std::ios::binary);
+  for (size_t i = 0; i < frames.size(); ++i)
+    f.write(reinterpret_cast<const char*>(frames[i].data()), std::streamsize(i == 1 ? 40 : frames[i].size()));
+  f.close();
+  const CommandResult r = run_command("cat '" + path + "' | '" + mdfi_binary() + "' detect -q -j2 -f jsonl --stream - " + m.args());
+  CHECK(r.exit_code == 3);
+  std::istringstream lines(r.out);
+  std::vector<json> records;
+  for (std::string line; std::getline(lines, line);) records.push_back(json::parse(line));
+  REQUIRE(records.size() == 4);
+  CHECK(records[0].contains("detections"));
+  CHECK(records[1].contains("error"));
+  CHECK(records[2].contains("detections"));
+  CHECK(records[3].contains("detections"));
+}
+
 TEST_CASE("MJPEG stream under --max-mem: frames run at the budget `mdfi plan` names for one of them", "[camera]") {
   if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
   const Model m = yolo_fastest(false);
