@@ -10,6 +10,17 @@ ncnn_unpack() {
   mkdir -p "$WORK/ncnn" && tar xzf "$PEER/ncnn-x86_64-install.tgz" -C "$WORK/ncnn"
 }
 
+# Builds bench/ncnn/ncnn_bench.cpp against the unpacked ncnn (when missing or older than its
+# source) and prints its path.
+ncnn_bench_built() {
+  ncnn_unpack
+  local exe="$WORK/ncnn_bench"
+  if [ ! -x "$exe" ] || [ bench/ncnn/ncnn_bench.cpp -nt "$exe" ]; then
+    g++ -O2 -fopenmp -I"$WORK/ncnn/include/ncnn" bench/ncnn/ncnn_bench.cpp "$WORK/ncnn/lib/libncnn.a" -lpthread -o "$exe"
+  fi
+  echo "$exe"
+}
+
 ncnn_model() {
   local M="$SHARED/models" N="$PEER/models"
   cmd=detect

@@ -44,10 +44,7 @@ WORK=$(cd "$WORK" && pwd)
 # ncnn and the timing program, in the scratch directory only.
 . bench/ncnn-models.sh
 ncnn_unpack
-BENCH="$WORK/ncnn_bench"
-if [ ! -x "$BENCH" ] || [ bench/ncnn/ncnn_bench.cpp -nt "$BENCH" ]; then
-  g++ -O2 -fopenmp -I"$WORK/ncnn/include/ncnn" bench/ncnn/ncnn_bench.cpp "$WORK/ncnn/lib/libncnn.a" -lpthread -o "$BENCH"
-fi
+BENCH=$(ncnn_bench_built)
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() { tr ',' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }

@@ -2,7 +2,7 @@
 // that script against ../shared/peers/ncnn, never by the project build or tests: ncnn is a peer to
 // measure against, not a dependency.
 //
-//   ncnn_bench PARAM BIN INPUT.npy THREADS ROUNDS [REF.npy ...]
+//   [NCNN_BLOB=NAME] ncnn_bench PARAM BIN INPUT.npy THREADS ROUNDS [REF.npy ...]
 //
 // INPUT.npy is mdfi's own network input (mdfi --dump-layers DIR writes DIR/input.npy), so both
 // engines do the same work on the same numbers. Timed: one Extractor, input, and extract of every
@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
   std::string input_blob;
   std::vector<std::string> outputs;
   if (!find_blobs(argv[1], &input_blob, &outputs)) return 1;
+  // NCNN_BLOB=NAME: the run up to that blob alone (ncnn computes only what it needs), for
+  // bench/ncnn-layers.sh, which compares such cumulative times with mdfi's per-layer ones.
+  if (const char* only = std::getenv("NCNN_BLOB"); only && *only) outputs.assign(1, only);
   Npy in;
   if (!read_npy(argv[3], &in)) return 1;
   if (in.shape.size() != 3) {
