@@ -185,6 +185,7 @@ Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net
   pm.model = m;
   MDFI_ASSIGN_OR_RETURN(auto net, build_model(pm.model, args.model));
   pm.net = std::move(net);
+  pm.net.concat_in_place = args.backend == "cpu";  // OpenCL's device buffers are not aliased
   if (task) MDFI_RETURN_IF_ERROR(check_task(pm.net, *task, pm.model.cfg_path));
   if (!verbosity().quiet)
     for (const auto& w : pm.net.warnings) std::fprintf(stderr, "mdfi: warning: %s\n", w.c_str());

@@ -76,8 +76,9 @@ ArenaLayout plan_arena(const Plan& plan, bool outputs_first) {
   if (plan.input_bytes) blocks.push_back({arena_block_bytes(plan.input_bytes), -1, plan.last_use[0], &out.input_offset});
   for (int i = 0; i < n; ++i) {
     const LayerPlan& lp = plan.layers[size_t(i)];
-    if (lp.buffer == i && lp.output_bytes)
-      blocks.push_back({arena_block_bytes(lp.output_bytes), i, plan.last_use[size_t(i) + 1], &out.output_offset[size_t(i)]});
+    if (lp.alloc >= 0 && lp.output_bytes)  // made at this step: its own output, or a concat's
+      blocks.push_back(
+          {arena_block_bytes(lp.output_bytes), i, plan.last_use[size_t(lp.alloc) + 1], &out.output_offset[size_t(i)]});
     out.transient_bytes[size_t(i)] = arena_transient_bytes(lp.weight_bytes + lp.workspace_bytes);
     if (out.transient_bytes[size_t(i)]) blocks.push_back({out.transient_bytes[size_t(i)], i, i, &out.transient_offset[size_t(i)]});
   }

@@ -67,6 +67,11 @@ class HostBackend : public ExecBackend {
     at(id) = std::move(out);
     return Status::Ok();
   }
+  Status alias(int id, int into, size_t offset, size_t floats) override {
+    if (offset + floats > at(into).size()) return Status(ErrorKind::kInternal, "a route source outside its route's buffer");
+    at(id) = Buffer::view(at(into).data() + offset, floats);
+    return Status::Ok();
+  }
   Status forward(const Layer& layer, const std::vector<int>& inputs, int output, ParamSource& params,
                  LayerRunStats& stats) override {
     LayerIO io;
@@ -151,12 +156,14 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
     const std::string where = "layer " + std::to_string(i) + " [" + layer.kind() + "]: ";
     mem.set_phase(i);
     backend.at_layer(i);
-    if (lp.buffer == i) {
-      Status st = backend.allocate(i, layer.out.count());
+    if (lp.alloc >= 0) {  // this layer's output, or the route it is written into (plan.h)
+      const Layer& owner = *net.layers[size_t(lp.alloc)];
+      Status st = backend.allocate(lp.alloc, owner.out.count());
       if (!st.ok()) return Status(st.kind(), where + st.message());
-      live[size_t(i) + 1] = layer.out.bytes();
-      live_activations += layer.out.bytes();
+      live[size_t(lp.alloc) + 1] = owner.out.bytes();
+      live_activations += owner.out.bytes();
     }
+    if (lp.view_of >= 0) MDFI_RETURN_IF_ERROR(backend.alias(i, lp.view_of, lp.view_offset, layer.out.count()));
     std::vector<int> ins;
     for (int s : layer.sources) ins.push_back(s < 0 ? -1 : plan.layers[s].buffer);
     if (prefetch) prefetch->consumer_at(offsets[size_t(i)]);
@@ -172,7 +179,7 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
           if (s < group->first) sources[s] = s < 0 ? -1 : plan.layers[size_t(s)].buffer;
       if (prefetch) prefetch->consumer_at(offsets[size_t(group->first)]);
       st = backend.forward_group(net, *group, sources, lp.buffer, weights, offsets, stats);
-    } else {
+    } else if (!lp.in_place) {  // in place: its sources have written it already
       st = backend.forward(layer, ins, lp.buffer, params, stats);
     }
     if (!st.ok()) {

@@ -136,6 +136,9 @@ class Layer {
   virtual double flops() const { return 0; }
   // The output is the input itself (dropout, cost at inference): no buffer of its own.
   virtual bool aliases_input() const { return false; }
+  // The output is the sources' outputs side by side, whole (a [route] without groups): the plan
+  // may have them written in place into it (plan.h, concat_in_place), and then it is not run.
+  virtual bool concatenates_sources() const { return false; }
   // The output must survive to the end of the run (detection heads).
   virtual bool is_output_head() const { return false; }
   // Classes a detection head scores (0 for every other layer): what a names list must cover.

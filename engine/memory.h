@@ -96,6 +96,13 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   static Result<Buffer> make(MemoryTracker& t, size_t floats, MemCategory cat, const char* what);
+  // `floats` values at `data` that another Buffer owns: never released through this one.
+  static Buffer view(float* data, size_t floats) {
+    Buffer b;
+    b.data_ = data;
+    b.floats_ = floats;
+    return b;
+  }
 
   float* data() { return data_; }
   const float* data() const { return data_; }

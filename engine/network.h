@@ -24,6 +24,9 @@ struct Network {
   NetParams net;
   std::vector<std::unique_ptr<Layer>> layers;
   std::vector<std::string> warnings;  // unused keys etc., "file:line: ..."
+  // make_plan lets a [route]'s sources write in place into its output (plan.h); off for
+  // backends that cannot alias buffers (OpenCL).
+  bool concat_in_place = true;
 
   Shape input_shape() const { return Shape{net.c, net.h, net.w}; }
   size_t param_floats() const;

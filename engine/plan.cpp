@@ -1,11 +1,17 @@
 #include "plan.h"
 
+#include "arena_plan.h"
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
 namespace mdfi {
 
-Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes) {
+namespace {
+
+// The plan with the nodes of `view_of` (-1: none) written in place into that concat node.
+Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, const std::vector<int>& view_of) {
   const int n = int(nodes.size());
   Plan plan;
   plan.input_bytes = input_bytes;
@@ -30,24 +36,50 @@ Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes) {
     }
     if (nodes[i].keep_to_end || i == n - 1) plan.last_use[buffer_of[i] + 1] = n;
   }
+  // A concat's memory holds its views' outputs: it is allocated with the first of them and
+  // lives until the last reader of any of them.
+  std::vector<int> alloc_at(nodes.size());
+  for (int i = 0; i < n; ++i) alloc_at[size_t(i)] = i;
+  for (int i = 0; i < n; ++i) {
+    const int c = view_of[size_t(i)];
+    if (c < 0) continue;
+    alloc_at[size_t(c)] = std::min(alloc_at[size_t(c)], i);
+    plan.last_use[size_t(c) + 1] = std::max(plan.last_use[size_t(c) + 1], plan.last_use[size_t(i) + 1]);
+  }
   size_t live = input_bytes;
+  std::vector<size_t> offset(nodes.size(), 0);  // floats into the concat, by source order
+  for (int c = 0; c < n; ++c) {
+    size_t at = 0;
+    for (int s : nodes[size_t(c)].sources) {
+      if (s >= 0 && view_of[size_t(s)] == c) offset[size_t(s)] = at;
+      at += s < 0 ? 0 : nodes[size_t(s)].output_bytes / sizeof(float);
+    }
+  }
   for (int i = 0; i < n; ++i) {
     LayerPlan& lp = plan.layers[i];
     const PlanNode& node = nodes[i];
     lp.buffer = buffer_of[i];
+    lp.view_of = view_of[size_t(i)];
+    lp.view_offset = lp.view_of >= 0 ? offset[size_t(i)] : 0;
+    lp.in_place = node.concat && alloc_at[size_t(i)] < i;
+    // This step's allocation: its own buffer (unless an alias, a view, or a concat made
+    // earlier), or the concat its output is the first part of.
+    if (lp.view_of >= 0) lp.alloc = alloc_at[size_t(lp.view_of)] == i ? lp.view_of : -1;
+    else if (lp.buffer == i && alloc_at[size_t(i)] == i) lp.alloc = i;
     lp.live_before = live;
-    lp.output_bytes = lp.buffer == i ? node.output_bytes : 0;
+    lp.output_bytes = lp.alloc >= 0 ? nodes[size_t(lp.alloc)].output_bytes : 0;
     lp.weight_bytes = node.weight_bytes;
     lp.workspace_bytes = node.workspace_bytes;
     lp.peak_bytes = live + lp.output_bytes + lp.weight_bytes + lp.workspace_bytes;
     live += lp.output_bytes;
     for (int b = -1; b < n; ++b) {
       if (plan.last_use[b + 1] != i) continue;
-      // A buffer is released by the layer that reads it last, once it exists.
-      if (b >= 0 && b > i) continue;
+      // A buffer is released by the layer that reads it last, once it exists; a view holds no
+      // memory of its own (its concat's goes with the concat).
+      if (b >= 0 && alloc_at[size_t(b)] > i) continue;
       if (b >= 0 && buffer_of[b] != b) continue;
       lp.frees.push_back(b);
-      live -= b < 0 ? input_bytes : nodes[b].output_bytes;
+      if (b < 0 || view_of[size_t(b)] < 0) live -= b < 0 ? input_bytes : nodes[b].output_bytes;
     }
     lp.live_after = live;
     if (lp.peak_bytes > plan.peak_bytes) {
@@ -56,6 +88,57 @@ Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes) {
     }
   }
   return plan;
+}
+
+}  // namespace
+
+Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes, bool concat_in_place) {
+  const std::vector<int> none(nodes.size(), -1);
+  const Plan copies = plan_with_views(input_bytes, nodes, none);
+  if (!concat_in_place) return copies;
+  const int n = int(nodes.size());
+  // Each concat in turn, its sources in place where the peak does not rise (the concat's buffer
+  // now lives from its first source on); with `arenas`, also where neither arena laid out for
+  // the plan (a single image's and a batch's, arena_plan.h) grows, since the other blocks must
+  // fit around that longer one. Laying out arenas costs time (yolov7-tiny's 30 routes: ~30 ms
+  // per plan), so they are checked per route only when the result would hold larger ones.
+  auto greedy = [&](bool arenas) {
+    std::vector<int> view_of = none;
+    std::vector<bool> has_views(nodes.size(), false);
+    Plan plan = copies;
+    size_t single = arenas ? plan_arena(plan, true).size : 0, batch = arenas ? plan_arena(plan, false).size : 0;
+    for (int c = 0; c < n; ++c) {
+      const PlanNode& node = nodes[size_t(c)];
+      if (!node.concat || node.aliases_input) continue;
+      bool ok = !node.sources.empty();
+      for (size_t k = 0; ok && k < node.sources.size(); ++k) {
+        const int s = node.sources[k];
+        ok = s >= 0 && s < c && view_of[size_t(s)] < 0 && !has_views[size_t(s)] && !nodes[size_t(s)].aliases_input &&
+             !nodes[size_t(s)].keep_to_end && std::count(node.sources.begin(), node.sources.end(), s) == 1;
+      }
+      if (!ok) continue;
+      std::vector<int> trial = view_of;
+      for (int s : node.sources) trial[size_t(s)] = c;
+      Plan p = plan_with_views(input_bytes, nodes, trial);
+      if (p.peak_bytes > plan.peak_bytes) continue;
+      if (arenas) {
+        const size_t s1 = plan_arena(p, true).size;
+        if (s1 > single) continue;
+        const size_t s2 = plan_arena(p, false).size;
+        if (s2 > batch) continue;
+        single = s1, batch = s2;
+      }
+      view_of = std::move(trial);
+      has_views[size_t(c)] = true;
+      plan = std::move(p);
+    }
+    return plan;
+  };
+  Plan plan = greedy(false);
+  if (plan_arena(plan, true).size <= plan_arena(copies, true).size &&
+      plan_arena(plan, false).size <= plan_arena(copies, false).size)
+    return plan;
+  return greedy(true);
 }
 
 std::vector<PlanNode> plan_nodes_for(const Network& net) {
@@ -69,12 +152,17 @@ std::vector<PlanNode> plan_nodes_for(const Network& net) {
     node.sources = l->sources;
     node.aliases_input = l->aliases_input();
     node.keep_to_end = l->is_output_head();
+    node.concat = l->concatenates_sources();
     nodes.push_back(std::move(node));
   }
   return nodes;
 }
 
-Plan make_plan(const Network& net) { return plan_nodes(net.input_shape().bytes(), plan_nodes_for(net)); }
+Plan make_plan(const Network& net) { return make_plan(net, net.concat_in_place); }
+
+Plan make_plan(const Network& net, bool concat_in_place) {
+  return plan_nodes(net.input_shape().bytes(), plan_nodes_for(net), concat_in_place);
+}
 
 }  // namespace mdfi
 

@@ -21,12 +21,21 @@ struct PlanNode {
   std::vector<int> sources;    // earlier node indices; -1 is the network input
   bool aliases_input = false;  // output is sources[0]'s buffer
   bool keep_to_end = false;
+  // The output is the sources' outputs side by side (a [route] of whole layers, channel-major):
+  // plan_nodes may have the sources write theirs in place into it (concat_in_place).
+  bool concat = false;
 };
 
 struct LayerPlan {
   int buffer = 0;             // buffer id of the output (= node index unless aliased; -1 = input)
+  int alloc = -1;             // the buffer this step allocates: its own, or the concat its output is part of
+  // The output is written in place into buffer `view_of` (a concat), `view_offset` floats in.
+  int view_of = -1;
+  size_t view_offset = 0;
+  bool in_place = false;      // a concat whose every source wrote into it: nothing to run
   size_t live_before = 0;     // activation bytes live when the layer starts
-  size_t output_bytes = 0;    // newly allocated for the output (0 when aliased)
+  size_t output_bytes = 0;    // newly allocated at this step (0 when aliased or a view; a concat's
+                              // whole buffer at its first source's step)
   size_t weight_bytes = 0;
   size_t workspace_bytes = 0;
   size_t peak_bytes = 0;      // live_before + output + weights + workspace
@@ -42,9 +51,15 @@ struct Plan {
   int peak_layer = -1;
 };
 
-Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes);
+// concat_in_place: the sources of a concat node write their outputs where the concat's holds
+// them (no copy, one buffer instead of two), where that lowers or keeps the peak: the concat's
+// buffer then lives from its first source on. A source can be in one concat only, and not
+// when it is an alias, a kept output or a concat in place itself.
+Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes, bool concat_in_place = false);
 std::vector<PlanNode> plan_nodes_for(const Network& net);
+// With net.concat_in_place (the CPU backend's layer-at-a-time runs), or as asked.
 Plan make_plan(const Network& net);
+Plan make_plan(const Network& net, bool concat_in_place);
 
 }  // namespace mdfi
 

@@ -294,9 +294,11 @@ PostLimits post_limits(size_t budget_bytes, int classes, size_t boxes, size_t ca
   // Found list made from them; the Found list with the caller's records (the candidates are gone).
   // The results get what the last stage allows; the candidates what is left beside their Found
   // list, which is every box the heads can give (Darknet's detection array) whenever that fits.
+  // Candidates first (a box cut before NMS can change what NMS keeps), beside the smallest
+  // Found list; the results then get what the candidates leave.
   const size_t fixed = fixed_bytes(classes), per_candidate = candidate_bytes(classes);
   const size_t results = budget_bytes / l.bytes_per_result;
-  const size_t used = fixed + results * sizeof(Found);
+  const size_t used = fixed + std::min(results, kMinResults) * sizeof(Found);
   const size_t room = budget_bytes > used ? budget_bytes - used : 0;
   l.max_candidates = std::min(boxes, std::max(kMinCandidates, room / per_candidate));
   const size_t candidates_bytes = fixed + l.max_candidates * per_candidate;

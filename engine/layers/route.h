@@ -14,6 +14,7 @@ class RouteLayer : public Layer {
   Status forward(LayerIO& io) const override;
   void describe_schedule(SchedNode& node) const override;
   Status forward_rows(RowStep& step) const override;
+  bool concatenates_sources() const override { return groups == 1; }
 
   // AlexeyAB (YOLOv4-tiny): each source is split into `groups` equal channel slices and only
   // slice `group_id` is taken. Honoured under AlexeyAB semantics only; pjreddie ignores the keys.
