@@ -18,17 +18,11 @@
 #                   semantics) dwarf the network, while ncnn keeps one class per box.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${SHARED:-../shared}
-PEER=${PEER:-$SHARED/peers/ncnn}
-WORK=${WORK:-build/ncnn-bench}
-MDFI=${MDFI:-build/app/mdfi}  # host binary: generated weights
+. bench/ncnn-models.sh  # SHARED, PEER, WORK, MDFI (the host binary: generated weights)
 IMAGE=${IMAGE:-$SHARED/models/images/dog.png}
 ARMHF=${ARMHF:-1}
 [ -f "$PEER/ncnn-aarch64-install.tgz" ] || { echo "needs $PEER/ncnn-aarch64-install.tgz" >&2; exit 2; }
 [ -x "$MDFI" ] || scripts/build.sh >/dev/null
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-. bench/ncnn-models.sh
 ncnn_unpack
 targets=(aarch64)
 [ "$ARMHF" = 1 ] && targets+=(armhf)

@@ -11,19 +11,13 @@
 #   KEEP=1: mdfi --keep-weights (ncnn always holds its weights).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MDFI=${MDFI:-build/app/mdfi}
-SHARED=${SHARED:-../shared}
-PEER=${PEER:-$SHARED/peers/ncnn}
-WORK=${WORK:-build/ncnn-bench}
+. bench/ncnn-models.sh
 IMAGE=${IMAGE:-$SHARED/models/images/dog.jpg}
 MODEL=${MODEL:-yolov4-tiny}
 THREADS=${THREADS:-2}
 REPS=${REPS:-15}
 [ -f "$PEER/ncnn-x86_64-install.tgz" ] || { echo "needs $PEER/ncnn-x86_64-install.tgz" >&2; exit 2; }
 [ -x "$MDFI" ] || { echo "needs $MDFI (scripts/build.sh)" >&2; exit 2; }
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-. bench/ncnn-models.sh
 BENCH=$(ncnn_bench_built)
 ncnn_model "$MODEL"
 input="$WORK/input-$MODEL.npy"

@@ -1,7 +1,14 @@
-# Sourced by bench/ncnn.sh and bench/arm-insn-count.sh: the models mdfi is compared with ncnn on.
-# Needs SHARED (../shared), PEER (../shared/peers/ncnn), WORK (scratch dir), MDFI (host binary,
-# for gen-weights) and DARKNET2NCNN (the converter from ncnn's x86-64 package).
+# Sourced by bench/ncnn.sh, bench/ncnn-layers.sh and bench/arm-insn-peers.sh (from the
+# repository root): the models mdfi is compared with ncnn on, and the settings they share:
+# SHARED (../shared), PEER (../shared/peers/ncnn), WORK (scratch dir, made absolute here) and
+# MDFI (host binary, for gen-weights), each as the caller's environment sets it or by default.
 # ncnn_model NAME sets: cfg weights param bin cmd (detect|classify) size (WxH).
+MDFI=${MDFI:-build/app/mdfi}
+SHARED=${SHARED:-../shared}
+PEER=${PEER:-$SHARED/peers/ncnn}
+WORK=${WORK:-build/ncnn-bench}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
 PEER_MODELS_ALL="yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet yolov3-tiny yolov3 yolov4-tiny"
 
 # Unpacks ncnn's x86-64 package into $WORK/ncnn (never into the repository).

@@ -26,10 +26,7 @@
 # those three are converted with ncnn's darknet2ncnn at run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MDFI=${MDFI:-build/app/mdfi}
-SHARED=${SHARED:-../shared}
-PEER=${PEER:-$SHARED/peers/ncnn}
-WORK=${WORK:-build/ncnn-bench}
+. bench/ncnn-models.sh
 IMAGE=${IMAGE:-$SHARED/models/images/dog.jpg}
 ROUNDS=${ROUNDS:-5}
 REPS=${REPS:-3}
@@ -38,12 +35,8 @@ PIN=${PIN:-}
 pinned() { if [ -n "$PIN" ]; then taskset -c "$PIN" "$@"; else "$@"; fi; }
 [ -f "$PEER/ncnn-x86_64-install.tgz" ] || { echo "needs $PEER/ncnn-x86_64-install.tgz" >&2; exit 2; }
 [ -x "$MDFI" ] || { echo "needs $MDFI (scripts/build.sh)" >&2; exit 2; }
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
 
 # ncnn and the timing program, in the scratch directory only.
-. bench/ncnn-models.sh
-ncnn_unpack
 BENCH=$(ncnn_bench_built)
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
