@@ -139,6 +139,12 @@ class Layer {
   // The output is the sources' outputs side by side, whole (a [route] without groups): the plan
   // may have them written in place into it (plan.h, concat_in_place), and then it is not run.
   virtual bool concatenates_sources() const { return false; }
+  // The output is one contiguous part of sources[0]'s, `*offset_floats` in (a [route] of one
+  // source's channel group): the plan may make it a view of that part, and then it is not run.
+  virtual bool slices_source(size_t* offset_floats) const {
+    (void)offset_floats;
+    return false;
+  }
   // The output must survive to the end of the run (detection heads).
   virtual bool is_output_head() const { return false; }
   // Classes a detection head scores (0 for every other layer): what a names list must cover.

@@ -10,8 +10,16 @@ namespace mdfi {
 
 namespace {
 
-// The plan with the nodes of `view_of` (-1: none) written in place into that concat node.
-Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, const std::vector<int>& view_of) {
+// Views: node i's output lies in node view_of[i]'s, view_offset[i] floats in (-1: its own).
+struct Views {
+  std::vector<int> of;
+  std::vector<size_t> offset;
+};
+
+// The plan with `views`: a view holds no memory; the buffer at the end of its chain (a concat,
+// or a sliced source) is made at the first step any of the chain runs and lives until the last
+// reader of any of them.
+Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, const Views& views) {
   const int n = int(nodes.size());
   Plan plan;
   plan.input_bytes = input_bytes;
@@ -36,36 +44,31 @@ Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, con
     }
     if (nodes[i].keep_to_end || i == n - 1) plan.last_use[buffer_of[i] + 1] = n;
   }
-  // A concat's memory holds its views' outputs: it is allocated with the first of them and
-  // lives until the last reader of any of them.
-  std::vector<int> alloc_at(nodes.size());
-  for (int i = 0; i < n; ++i) alloc_at[size_t(i)] = i;
+  std::vector<int> owner(nodes.size()), alloc_at(nodes.size());
   for (int i = 0; i < n; ++i) {
-    const int c = view_of[size_t(i)];
-    if (c < 0) continue;
-    alloc_at[size_t(c)] = std::min(alloc_at[size_t(c)], i);
-    plan.last_use[size_t(c) + 1] = std::max(plan.last_use[size_t(c) + 1], plan.last_use[size_t(i) + 1]);
+    int o = i;
+    while (views.of[size_t(o)] >= 0) o = views.of[size_t(o)];
+    owner[size_t(i)] = o;
+    alloc_at[size_t(i)] = i;
+  }
+  for (int i = 0; i < n; ++i) {
+    const int o = owner[size_t(i)];
+    if (o == i) continue;
+    alloc_at[size_t(o)] = std::min(alloc_at[size_t(o)], i);
+    plan.last_use[size_t(o) + 1] = std::max(plan.last_use[size_t(o) + 1], plan.last_use[size_t(i) + 1]);
   }
   size_t live = input_bytes;
-  std::vector<size_t> offset(nodes.size(), 0);  // floats into the concat, by source order
-  for (int c = 0; c < n; ++c) {
-    size_t at = 0;
-    for (int s : nodes[size_t(c)].sources) {
-      if (s >= 0 && view_of[size_t(s)] == c) offset[size_t(s)] = at;
-      at += s < 0 ? 0 : nodes[size_t(s)].output_bytes / sizeof(float);
-    }
-  }
   for (int i = 0; i < n; ++i) {
     LayerPlan& lp = plan.layers[i];
     const PlanNode& node = nodes[i];
     lp.buffer = buffer_of[i];
-    lp.view_of = view_of[size_t(i)];
-    lp.view_offset = lp.view_of >= 0 ? offset[size_t(i)] : 0;
-    lp.in_place = node.concat && alloc_at[size_t(i)] < i;
-    // This step's allocation: its own buffer (unless an alias, a view, or a concat made
-    // earlier), or the concat its output is the first part of.
-    if (lp.view_of >= 0) lp.alloc = alloc_at[size_t(lp.view_of)] == i ? lp.view_of : -1;
-    else if (lp.buffer == i && alloc_at[size_t(i)] == i) lp.alloc = i;
+    lp.view_of = views.of[size_t(i)];
+    lp.view_offset = lp.view_of >= 0 ? views.offset[size_t(i)] : 0;
+    lp.in_place = (node.concat && alloc_at[size_t(i)] < i) || (node.slice && lp.view_of >= 0);
+    // This step's allocation: the buffer at the end of its view chain when this is the first
+    // step of that chain (its own output's, unless an alias).
+    const int o = owner[size_t(i)];
+    if (alloc_at[size_t(o)] == i && (o != i || lp.buffer == i)) lp.alloc = o;
     lp.live_before = live;
     lp.output_bytes = lp.alloc >= 0 ? nodes[size_t(lp.alloc)].output_bytes : 0;
     lp.weight_bytes = node.weight_bytes;
@@ -75,11 +78,11 @@ Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, con
     for (int b = -1; b < n; ++b) {
       if (plan.last_use[b + 1] != i) continue;
       // A buffer is released by the layer that reads it last, once it exists; a view holds no
-      // memory of its own (its concat's goes with the concat).
+      // memory of its own (its owner's goes with the owner).
       if (b >= 0 && alloc_at[size_t(b)] > i) continue;
       if (b >= 0 && buffer_of[b] != b) continue;
       lp.frees.push_back(b);
-      if (b < 0 || view_of[size_t(b)] < 0) live -= b < 0 ? input_bytes : nodes[b].output_bytes;
+      if (b < 0 || views.of[size_t(b)] < 0) live -= b < 0 ? input_bytes : nodes[b].output_bytes;
     }
     lp.live_after = live;
     if (lp.peak_bytes > plan.peak_bytes) {
@@ -93,32 +96,43 @@ Plan plan_with_views(size_t input_bytes, const std::vector<PlanNode>& nodes, con
 }  // namespace
 
 Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes, bool concat_in_place) {
-  const std::vector<int> none(nodes.size(), -1);
+  const Views none{std::vector<int>(nodes.size(), -1), std::vector<size_t>(nodes.size(), 0)};
   const Plan copies = plan_with_views(input_bytes, nodes, none);
   if (!concat_in_place) return copies;
   const int n = int(nodes.size());
-  // Each concat in turn, its sources in place where the peak does not rise (the concat's buffer
-  // now lives from its first source on); with `arenas`, also where neither arena laid out for
-  // the plan (a single image's and a batch's, arena_plan.h) grows, since the other blocks must
-  // fit around that longer one. Laying out arenas costs time (yolov7-tiny's 30 routes: ~30 ms
-  // per plan), so they are checked per route only when the result would hold larger ones.
+  // Each concat or slice in turn, as views where the peak does not rise; with `arenas`, also
+  // where neither arena laid out for the plan (a single image's and a batch's, arena_plan.h)
+  // grows, since the other blocks must fit around the longer-lived buffer. Laying out arenas
+  // costs time (yolov7-tiny's 30 routes: ~30 ms per plan), so they are checked per route only
+  // when the result would hold larger ones.
   auto greedy = [&](bool arenas) {
-    std::vector<int> view_of = none;
-    std::vector<bool> has_views(nodes.size(), false);
+    Views views = none;
+    std::vector<bool> owns_sources(nodes.size(), false);  // a concat its sources were written into
     Plan plan = copies;
     size_t single = arenas ? plan_arena(plan, true).size : 0, batch = arenas ? plan_arena(plan, false).size : 0;
     for (int c = 0; c < n; ++c) {
       const PlanNode& node = nodes[size_t(c)];
-      if (!node.concat || node.aliases_input) continue;
-      bool ok = !node.sources.empty();
-      for (size_t k = 0; ok && k < node.sources.size(); ++k) {
-        const int s = node.sources[k];
-        ok = s >= 0 && s < c && view_of[size_t(s)] < 0 && !has_views[size_t(s)] && !nodes[size_t(s)].aliases_input &&
-             !nodes[size_t(s)].keep_to_end && std::count(node.sources.begin(), node.sources.end(), s) == 1;
+      if (node.aliases_input || node.keep_to_end || (!node.concat && !node.slice) || node.sources.empty()) continue;
+      Views trial = views;
+      if (node.slice) {
+        const int s = node.sources[0];
+        if (s < 0 || nodes[size_t(s)].aliases_input) continue;
+        trial.of[size_t(c)] = s;
+        trial.offset[size_t(c)] = node.slice_offset;
+      } else {
+        bool ok = true;
+        size_t at = 0;
+        for (int s : node.sources) {
+          ok = ok && s >= 0 && s < c && views.of[size_t(s)] < 0 && !owns_sources[size_t(s)] &&
+               !nodes[size_t(s)].aliases_input && !nodes[size_t(s)].keep_to_end &&
+               std::count(node.sources.begin(), node.sources.end(), s) == 1;
+          if (!ok) break;
+          trial.of[size_t(s)] = c;
+          trial.offset[size_t(s)] = at;
+          at += nodes[size_t(s)].output_bytes / sizeof(float);
+        }
+        if (!ok) continue;
       }
-      if (!ok) continue;
-      std::vector<int> trial = view_of;
-      for (int s : node.sources) trial[size_t(s)] = c;
       Plan p = plan_with_views(input_bytes, nodes, trial);
       if (p.peak_bytes > plan.peak_bytes) continue;
       if (arenas) {
@@ -128,8 +142,8 @@ Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes, bool con
         if (s2 > batch) continue;
         single = s1, batch = s2;
       }
-      view_of = std::move(trial);
-      has_views[size_t(c)] = true;
+      views = std::move(trial);
+      if (node.concat) owns_sources[size_t(c)] = true;
       plan = std::move(p);
     }
     return plan;
@@ -153,6 +167,7 @@ std::vector<PlanNode> plan_nodes_for(const Network& net) {
     node.aliases_input = l->aliases_input();
     node.keep_to_end = l->is_output_head();
     node.concat = l->concatenates_sources();
+    node.slice = l->slices_source(&node.slice_offset);
     nodes.push_back(std::move(node));
   }
   return nodes;

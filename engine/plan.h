@@ -24,15 +24,20 @@ struct PlanNode {
   // The output is the sources' outputs side by side (a [route] of whole layers, channel-major):
   // plan_nodes may have the sources write theirs in place into it (concat_in_place).
   bool concat = false;
+  // The output is sources[0]'s, `slice_offset` floats in (a [route] of one channel group):
+  // plan_nodes may make it a view of that part (concat_in_place).
+  bool slice = false;
+  size_t slice_offset = 0;
 };
 
 struct LayerPlan {
   int buffer = 0;             // buffer id of the output (= node index unless aliased; -1 = input)
   int alloc = -1;             // the buffer this step allocates: its own, or the concat its output is part of
-  // The output is written in place into buffer `view_of` (a concat), `view_offset` floats in.
+  // The output lies in buffer `view_of`, `view_offset` floats in: a concat's source written in
+  // place into it, or a channel-group route that is a part of its source.
   int view_of = -1;
   size_t view_offset = 0;
-  bool in_place = false;      // a concat whose every source wrote into it: nothing to run
+  bool in_place = false;      // a concat its sources wrote into, or a part of its source: nothing to run
   size_t live_before = 0;     // activation bytes live when the layer starts
   size_t output_bytes = 0;    // newly allocated at this step (0 when aliased or a view; a concat's
                               // whole buffer at its first source's step)
@@ -52,9 +57,10 @@ struct Plan {
 };
 
 // concat_in_place: the sources of a concat node write their outputs where the concat's holds
-// them (no copy, one buffer instead of two), where that lowers or keeps the peak: the concat's
-// buffer then lives from its first source on. A source can be in one concat only, and not
-// when it is an alias, a kept output or a concat in place itself.
+// them (no copy, one buffer instead of two), and a slice node is a view of its source's part,
+// where that lowers or keeps the peak: a concat's buffer then lives from its first source on, a
+// sliced source's as long as its slice is read. A source can be in one concat only, and not when
+// it is an alias, a kept output, a slice view or a concat in place itself.
 Plan plan_nodes(size_t input_bytes, const std::vector<PlanNode>& nodes, bool concat_in_place = false);
 std::vector<PlanNode> plan_nodes_for(const Network& net);
 // With net.concat_in_place (the CPU backend's layer-at-a-time runs), or as asked.

@@ -15,6 +15,11 @@ class RouteLayer : public Layer {
   void describe_schedule(SchedNode& node) const override;
   Status forward_rows(RowStep& step) const override;
   bool concatenates_sources() const override { return groups == 1; }
+  bool slices_source(size_t* offset_floats) const override {
+    if (groups == 1 || sources.size() != 1) return false;
+    *offset_floats = source_shapes[0].count() / size_t(groups) * size_t(group_id);
+    return true;
+  }
 
   // AlexeyAB (YOLOv4-tiny): each source is split into `groups` equal channel slices and only
   // slice `group_id` is taken. Honoured under AlexeyAB semantics only; pjreddie ignores the keys.

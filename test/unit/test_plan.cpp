@@ -128,6 +128,31 @@ TEST_CASE("plan: a route's sources written in place into it, where the peak and 
   CHECK(o.layers[5].in_place == (o.layers[4].view_of == 5));
 }
 
+TEST_CASE("plan: a channel-group route is a view of its source's part", "[plan]") {
+  // input(100) -> 0 (400) -> 1 slice of 0 (200, offset 50 floats) -> 2 (40) -> 3 route[2,0] (440) -> 4 (10)
+  std::vector<PlanNode> nodes(5);
+  nodes[0] = {400, 0, 0, {-1}, false, false};
+  nodes[1] = {200, 0, 0, {0}, false, false};
+  nodes[1].slice = true;
+  nodes[1].slice_offset = 50;
+  nodes[2] = {40, 0, 0, {1}, false, false};
+  nodes[3] = {440, 0, 0, {2, 0}, false, false, true};
+  nodes[4] = {10, 0, 0, {3}, false, false};
+  const Plan p = plan_nodes(100, nodes, true);
+  CHECK(p.layers[1].view_of == 0);  // the slice: part of layer 0's output
+  CHECK(p.layers[1].view_offset == 50);
+  CHECK(p.layers[1].in_place);
+  CHECK(p.layers[1].output_bytes == 0);
+  CHECK(p.layers[0].view_of == 3);  // and layer 0 itself written into the route
+  CHECK(p.layers[0].view_offset == 40 / sizeof(float));
+  CHECK(p.layers[2].view_of == 3);
+  CHECK(p.layers[0].alloc == 3);
+  CHECK(p.layers[0].output_bytes == 440);
+  CHECK(p.layers[3].in_place);
+  CHECK(p.peak_bytes == 100 + 440);
+  CHECK(plan_nodes(100, nodes).peak_bytes == 400 + 40 + 440);
+}
+
 TEST_CASE("routes written in place give the copies' outputs bit for bit", "[plan]") {
   // Concatenations of two and three sources, a source in two routes, a one-source route, a
   // route of routes, then a head: run with and without the sources written in place.
@@ -161,5 +186,32 @@ TEST_CASE("routes written in place give the copies' outputs bit for bit", "[plan
     INFO("layer " << i);
     REQUIRE(a.layers[i].size() == b.layers[i].size());
     CHECK(std::memcmp(a.layers[i].data(), b.layers[i].data(), a.layers[i].size() * sizeof(float)) == 0);
+  }
+  // AlexeyAB's channel-group routes (yolov4-tiny's CSP blocks): each a view of its source's half.
+  const std::string csp = net_section(24, 20, 3) +
+                          "[convolutional]\nfilters=8\nsize=3\nstride=1\npad=1\nactivation=leaky\n"  // 0
+                          "[route]\nlayers=-1\ngroups=2\ngroup_id=1\n"                                 // 1: 0's second half
+                          "[convolutional]\nfilters=4\nsize=3\nstride=1\npad=1\nactivation=leaky\n"  // 2
+                          "[route]\nlayers=-1\ngroups=2\ngroup_id=0\n"                                 // 3: 2's first half
+                          "[convolutional]\nfilters=4\nsize=1\nstride=1\npad=0\nactivation=leaky\n"  // 4
+                          "[route]\nlayers=-1,-3,0\n"                                                    // 5: 4, 2, 0
+                          "[convolutional]\nfilters=6\nsize=1\nstride=1\npad=0\nactivation=linear\n";  // 6
+  write_file(dir + "/csp.cfg", csp);
+  BuildOptions ab;
+  ab.compat = Compat::kAlexeyAB;
+  auto csp_net = load_network_cfg(dir + "/csp.cfg", ab);
+  REQUIRE(csp_net.ok());
+  write_weights_file(dir + "/csp.weights", random_floats(csp_net->param_floats(), 7));
+  const std::vector<float> csp_in = uniform_input(csp_net->input_shape().count(), 8);
+  const Plan csp_plan = make_plan(*csp_net);
+  CHECK(csp_plan.layers[1].view_of == 0);
+  CHECK(csp_plan.layers[3].view_of == 2);
+  const CollectedRun c = run_collect(*csp_net, dir + "/csp.weights", csp_in);
+  csp_net->concat_in_place = false;
+  const CollectedRun d = run_collect(*csp_net, dir + "/csp.weights", csp_in);
+  for (size_t i = 0; i < c.layers.size(); ++i) {
+    INFO("csp layer " << i);
+    REQUIRE(c.layers[i].size() == d.layers[i].size());
+    CHECK(std::memcmp(c.layers[i].data(), d.layers[i].data(), c.layers[i].size() * sizeof(float)) == 0);
   }
 }
