@@ -295,14 +295,17 @@ struct OpenedImage {
   }
 };
 
+// Everything left in `f` (a pipe, a FIFO, stdin): what cannot be read twice.
+std::vector<uint8_t> read_all(std::FILE* f) {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.insert(bytes.end(), buf, buf + n);
+  return bytes;
+}
+
 Status open_image(const ImageSource& src, MemoryTracker& mem, OpenedImage& o) {
   const std::vector<uint8_t>* bytes = src.bytes;
-  if (bytes && src.count_bytes) {  // read for this image alone (read_unseekable): counted as it was read
-    if (!mem.account(bytes->size(), MemCategory::kOther))
-      return Status(ErrorKind::kOutOfMemory, src.name + ": out of memory reading the image");
-    o.mem = &mem;
-    o.counted = bytes->size();
-  }
+  bool count = src.count_bytes;  // bytes read for this image alone: its run holds them
   if (!bytes) {
     const bool stdin_dash = src.name == "-";
     std::FILE* f = stdin_dash ? stdin : std::fopen(src.name.c_str(), "rb");
@@ -318,19 +321,16 @@ Status open_image(const ImageSource& src, MemoryTracker& mem, OpenedImage& o) {
       return Status::Ok();
     }
     // Not seekable (or stdin, which stays open): read it whole.
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-      if (!mem.account(n, MemCategory::kOther)) {
-        if (!stdin_dash) std::fclose(f);
-        return Status(ErrorKind::kOutOfMemory, src.name + ": out of memory reading the image");
-      }
-      o.mem = &mem;
-      o.counted += n;
-      o.held.insert(o.held.end(), buf, buf + n);
-    }
+    o.held = read_all(f);
     if (!stdin_dash) std::fclose(f);
     bytes = &o.held;
+    count = true;
+  }
+  if (count) {
+    if (!mem.account(bytes->size(), MemCategory::kOther))
+      return Status(ErrorKind::kOutOfMemory, src.name + ": out of memory reading the image");
+    o.mem = &mem;
+    o.counted = bytes->size();
   }
   if (bytes->empty()) return Status(ErrorKind::kImage, src.name + ": empty input, not an image");
   o.fp = ::fmemopen(const_cast<uint8_t*>(bytes->data()), bytes->size(), "rb");
@@ -346,9 +346,7 @@ std::shared_ptr<const std::vector<uint8_t>> read_unseekable(const std::string& n
   if (!stdin_dash && (::stat(name.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return nullptr;
   std::FILE* f = stdin_dash ? stdin : std::fopen(name.c_str(), "rb");
   if (!f) return nullptr;
-  auto bytes = std::make_shared<std::vector<uint8_t>>();
-  uint8_t buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes->insert(bytes->end(), buf, buf + n);
+  auto bytes = std::make_shared<std::vector<uint8_t>>(read_all(f));
   if (!stdin_dash) std::fclose(f);
   return bytes;
 }

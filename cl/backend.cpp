@@ -291,7 +291,7 @@ Result<RunOutput> Backend::run(const Network& net, const Plan& plan, WeightsFile
   im.rt->memory().restart_peak();
   DeviceExec exec(im, net, weights, mem);
   // No read-ahead thread: the read pool's threads are the reads. Device buffers are not
-  // aliased: a plan with routes written in place (plan.h) is made again without them.
+  // aliased: a plan with views (routes in place, plan.h) is made again without them.
   const bool views = std::any_of(plan.layers.begin(), plan.layers.end(), [](const LayerPlan& lp) { return lp.view_of >= 0; });
   if (views) return run_plan(net, make_plan(net, false), weights, std::move(input), mem, exec, hooks, false);
   return run_plan(net, plan, weights, std::move(input), mem, exec, hooks, false);

@@ -30,11 +30,12 @@ class ExecBackend {
   virtual void at_layer(int layer) { (void)layer; }
   // Gives buffer `id` room for `floats` values.
   virtual Status allocate(int id, size_t floats) = 0;
-  // Makes buffer `id` the `floats` values at `offset` floats into buffer `into` (a concat's
-  // source written in place, plan.h); released with `into`, not on its own.
+  // Makes buffer `id` the `floats` values at `offset` floats into buffer `into` (a route's
+  // source written in place into it, or a channel-group route's part of its source: plan.h);
+  // released with `into`, not on its own.
   virtual Status alias(int id, int into, size_t offset, size_t floats) {
     (void)id, (void)into, (void)offset, (void)floats;
-    return Status(ErrorKind::kUnsupported, "this backend cannot write a route's sources in place");
+    return Status(ErrorKind::kUnsupported, "this backend cannot alias one buffer inside another");
   }
   // out = layer(in...); fills the stats' weight and workspace bytes. Errors come back as they
   // are: the walk adds the layer to out-of-memory messages (others name it already).

@@ -68,7 +68,7 @@ class HostBackend : public ExecBackend {
     return Status::Ok();
   }
   Status alias(int id, int into, size_t offset, size_t floats) override {
-    if (offset + floats > at(into).size()) return Status(ErrorKind::kInternal, "a route source outside its route's buffer");
+    if (offset + floats > at(into).size()) return Status(ErrorKind::kInternal, "a view outside the buffer it is part of");
     at(id) = Buffer::view(at(into).data() + offset, floats);
     return Status::Ok();
   }
@@ -156,7 +156,7 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
     const std::string where = "layer " + std::to_string(i) + " [" + layer.kind() + "]: ";
     mem.set_phase(i);
     backend.at_layer(i);
-    if (lp.alloc >= 0) {  // this layer's output, or the route it is written into (plan.h)
+    if (lp.alloc >= 0) {  // this layer's output, or the buffer its view chain ends in (plan.h)
       const Layer& owner = *net.layers[size_t(lp.alloc)];
       Status st = backend.allocate(lp.alloc, owner.out.count());
       if (!st.ok()) return Status(st.kind(), where + st.message());
@@ -179,7 +179,7 @@ Result<RunOutput> run_plan(const Network& net, const Plan& plan, WeightsFile& we
           if (s < group->first) sources[s] = s < 0 ? -1 : plan.layers[size_t(s)].buffer;
       if (prefetch) prefetch->consumer_at(offsets[size_t(group->first)]);
       st = backend.forward_group(net, *group, sources, lp.buffer, weights, offsets, stats);
-    } else if (!lp.in_place) {  // in place: its sources have written it already
+    } else if (!lp.in_place) {  // in place: its values are there already (its sources', its source's part)
       st = backend.forward(layer, ins, lp.buffer, params, stats);
     }
     if (!st.ok()) {

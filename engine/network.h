@@ -24,8 +24,8 @@ struct Network {
   NetParams net;
   std::vector<std::unique_ptr<Layer>> layers;
   std::vector<std::string> warnings;  // unused keys etc., "file:line: ..."
-  // make_plan lets a [route]'s sources write in place into its output (plan.h); off for
-  // backends that cannot alias buffers (OpenCL).
+  // make_plan lets a [route]'s sources write in place into its output and a channel-group
+  // route be a view of its source (plan.h); off for backends that cannot alias buffers (OpenCL).
   bool concat_in_place = true;
 
   Shape input_shape() const { return Shape{net.c, net.h, net.w}; }
