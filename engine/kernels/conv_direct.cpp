@@ -11,6 +11,9 @@
 
 namespace mdfi::kernels {
 
+// Weights small enough that a whole layer's threads all read them (conv_direct: rows-first split).
+constexpr size_t kRowsFirstWeightBytes = 32 * 1024;
+
 bool direct_suits(const KernelInfo& kernel, int ksize, int stride, int dilation, int pad) {
   return kernel.direct && stride == 1 && dilation == 1 && ksize >= 2 && ksize <= 8 && pad >= 0 && pad < ksize;
 }
@@ -77,8 +80,13 @@ void conv_direct(const KernelInfo& kernel, DirectJob job, Activation act, int th
   const int panels = (job.filters + kMR - 1) / kMR, rows = job.y1 - job.y0;
   threads = std::max(1, threads);
   // Threads take a grid of filter panels by output rows: panels first (each thread then reads
-  // its own weights), rows when there are fewer panels than threads.
-  const int pc = std::min(panels, threads), rc = std::max(1, std::min(rows, threads / std::max(1, pc)));
+  // its own weights), rows when there are fewer panels than threads. A layer of small weights (a
+  // first layer's 3 channels) splits its rows alone: every thread reads all of them from cache
+  // anyway, and the next layer (GEMM by columns, Winograd by tile panels, a pool by rows) splits
+  // the map the same way, so each thread reads what its own core wrote (yolov3-tiny's layers 0
+  // and 1, 2 threads, on the VM).
+  const bool by_rows = size_t(job.filters) * job.K * sizeof(float) <= kRowsFirstWeightBytes && rows >= 4 * threads;
+  const int pc = by_rows ? 1 : std::min(panels, threads), rc = std::max(1, std::min(rows, threads / std::max(1, pc)));
   auto part = [&](int tid) {
     if (tid >= pc * rc) return;
     const int pg = tid % pc, rg = tid / pc;

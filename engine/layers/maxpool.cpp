@@ -10,6 +10,10 @@
 #include "../kernels/maxpool2x2.h"
 #include "../layer_registry.h"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace mdfi {
 
 LayerRegistration register_maxpool() {
@@ -67,6 +71,9 @@ std::string MaxPoolLayer::detail() const {
 // row y; `hm` holds the row maxima (kSeparableFloats, when separable_fits), on the stack: small
 // maps and bands only, no heap.
 constexpr int kSeparableFloats = 4096;
+
+// Output rows at least this wide split over the threads by rows (forward), narrower by channels.
+constexpr int kRowSplitMinWidth = 32;
 
 template <class Row>
 static void pool_separable(Row row, int in_h, int in_w, int size, int off, float* out, int out_w, int y0, int y1,
@@ -127,15 +134,10 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
     }
     return Status::Ok();
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int k = 0; k < out.c; ++k) {
+  // Output rows [i0, i1) of channel k.
+  auto pool_rows = [&](int k, int i0, int i1) {
     const float* plane = x + size_t(k) * in.h * in.w;
-#if defined(__aarch64__)
-    if (io.fast() && kernels::maxpool_plane_neon(plane, in.h, in.w, size, stride, off,
-                                                 io.output + size_t(k) * out.h * out.w, out.h, out.w))
-      continue;
-#endif
-    for (int i = 0; i < out.h; ++i) {
+    for (int i = i0; i < i1; ++i) {
       const int y0 = off + i * stride;
       const bool rows_inside = y0 >= 0 && y0 + size <= in.h;
       float* dst = io.output + (size_t(k) * out.h + i) * out.w;
@@ -172,7 +174,38 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
         dst[j] = best;
       }
     }
+  };
+#if defined(__aarch64__)
+  // NEON pools whole planes: threads split the channels.
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int k = 0; k < out.c; ++k) {
+    if (io.fast() && kernels::maxpool_plane_neon(x + size_t(k) * in.h * in.w, in.h, in.w, size, stride, off,
+                                                 io.output + size_t(k) * out.h * out.w, out.h, out.w))
+      continue;
+    pool_rows(k, 0, out.h);
   }
+#else
+  // Small maps split by channels: a row of a 13x13 map shares its cache lines with the next
+  // row, which the other thread would be writing (yolov3-tiny's layer 11 took 1.5x as long).
+  if (threads == 1 || out.w < kRowSplitMinWidth || out.h < 4 * threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int k = 0; k < out.c; ++k) pool_rows(k, 0, out.h);
+    return Status::Ok();
+  }
+  // Threads split the output rows, all channels each: the convolutions around a pool split the
+  // map the same way (GEMM by columns, Winograd by consecutive tile panels, a first layer's
+  // direct kernel by rows), so a thread pools rows its own core just wrote.
+#pragma omp parallel num_threads(threads)
+  {
+#if defined(_OPENMP)
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+    const int t = 0, nt = 1;
+#endif
+    const int i0 = int(int64_t(out.h) * t / nt), i1 = int(int64_t(out.h) * (t + 1) / nt);
+    for (int k = 0; k < out.c; ++k) pool_rows(k, i0, i1);
+  }
+#endif
   return Status::Ok();
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("direct convolution gives the im2col SGEMM's bits on random shapes, ev
       job.a = packed.data(), job.filters = M, job.bias = bias.data();
       kernels::conv_direct(*kern, job, act, 1);
       job.out = got2.data();
-      kernels::conv_direct(*kern, job, act, 3);  // split over panels, or rows under few filters
+      kernels::conv_direct(*kern, job, act, 3);  // rows when the weights are small and rows many, else panels
       for (int f = 0; f < M; ++f) {
         INFO("filter " << f);
         const size_t at = size_t(f) * ldc;

@@ -76,4 +76,21 @@ TEST_CASE("maxpool fast path equals the reference bit for bit: SPP windows, stri
     REQUIRE(f2[0].size() == r2[0].size());
     CHECK(std::memcmp(f2[0].data(), r2[0].data(), r2[0].size() * sizeof(float)) == 0);
   }
+  // Maps wide and tall enough that two threads split the output rows rather than the channels
+  // (x86 and generic builds; aarch64 pools whole planes): 2x2/2, 3x3/2 with Darknet's padding, and
+  // an odd height, so the threads' row ranges differ and meet inside windows.
+  for (const int h : {40, 46}) {
+    INFO("row split, " << 140 << "x" << h);
+    std::vector<float> y = random_floats(size_t(140) * h * 3, 43);
+    y[71] = std::nanf("");
+    const std::string c3 = net_section(140, h, 3) + "[maxpool]\nsize=2\nstride=2\n[maxpool]\nsize=3\nstride=2\n";
+    const LayerOutputs r3 = run_once("maxpool-rows-ref", c3, {}, y, true);
+    const LayerOutputs f3 = run_once("maxpool-rows-fast", c3, {}, y, false);
+    REQUIRE(r3.size() == 2);
+    REQUIRE(f3.size() == 2);
+    for (size_t l = 0; l < 2; ++l) {
+      REQUIRE(f3[l].size() == r3[l].size());
+      CHECK(std::memcmp(f3[l].data(), r3[l].data(), r3[l].size() * sizeof(float)) == 0);
+    }
+  }
 }
