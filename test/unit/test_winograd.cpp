@@ -95,6 +95,14 @@ TEST_CASE("Winograd F(2x2) and F(4x4) equal a direct convolution: odd sizes, pad
       kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, out.data(), 2,
                                            ws.data());
       CHECK(relative_error(out, want) < tol);
+      // Any thread count gives the same bits (each thread its own consecutive tile panels).
+      for (int threads : {1, 3, 5}) {
+        std::vector<float> wst(kernels::winograd_panel_workspace_floats(g, threads)), outt(want.size(), 77.f);
+        kernels::winograd_conv_whole_weights(g, in.data(), u.data(), bias.data(), Activation::kLeaky, outt.data(),
+                                             threads, wst.data());
+        INFO(threads << " threads");
+        CHECK(std::memcmp(outt.data(), out.data(), out.size() * sizeof(float)) == 0);
+      }
 
       // Whole input, from the whole U and streamed panel by panel.
       std::vector<float> ws2(kernels::winograd_input_workspace_floats(g, 2));
