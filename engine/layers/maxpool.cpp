@@ -122,8 +122,7 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   const int threads = io.fast() ? std::max(1, io.exec->threads) : 1;
   // Every output is computed alone, so threads split channels or rows (below). Windows wholly
   // inside the input skip the bounds checks; the comparisons and their order are the same either
-  // way (NaN never wins,
-  // the first of equal values stays), so both paths give Darknet's result.
+  // way (NaN never wins, the first of equal values stays), so both paths give Darknet's result.
   const bool pool2x2 = size == 2 && stride == 2 && io.fast();
   if (io.fast() && stride == 1 && size >= 3 && separable_fits(in.h, size, off, out.w, 0, out.h)) {
 #pragma omp parallel for schedule(static) num_threads(threads)
