@@ -6,12 +6,9 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "cpu_features.h"
 #include "leaky_fast.h"
+#include "split_range.h"
 
 #if defined(__ARM_NEON) || defined(__aarch64__)
 #include <arm_neon.h>
@@ -178,17 +175,10 @@ void depthwise_channels(DepthwiseRowsFn rows, const DepthwiseRows& g, int channe
     rows(g, 0, channels);
     return;
   }
-  // Each thread one contiguous range of channels, one call (as schedule(static) would split them).
-#pragma omp parallel num_threads(threads)
-  {
-#if defined(_OPENMP)
-    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-    const int tid = 0, nt = 1;
-#endif
-    const int c0 = int(int64_t(channels) * tid / nt), c1 = int(int64_t(channels) * (tid + 1) / nt);
+  // Each thread one contiguous range of channels, one call.
+  split_range(threads, channels, [&](int, int c0, int c1) {
     if (c0 < c1) rows(g, c0, c1);
-  }
+  });
 }
 
 }  // namespace mdfi::kernels

@@ -8,13 +8,10 @@
 #include <cstring>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "../kernels/conv_direct.h"
 #include "../kernels/depthwise.h"
 #include "../kernels/sgemm.h"
+#include "../kernels/split_range.h"
 #include "../kernels/winograd.h"
 #include "../resident_weights.h"
 #include "../schedule.h"
@@ -178,19 +175,7 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
                               batch_normalize ? factor.data() + f0 : nullptr);
       }
     };
-    if (pt == 1) {
-      pack_range(0, 0, tasks);
-    } else {
-#pragma omp parallel num_threads(pt)
-      {
-#if defined(_OPENMP)
-        const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-        const int tid = 0, nt = 1;
-#endif
-        pack_range(tid, int(int64_t(tasks) * tid / nt), int(int64_t(tasks) * (tid + 1) / nt));
-      }
-    }
+    kernels::split_range(pt, tasks, pack_range);
     for (Status& st : errors)
       if (!st.ok()) return st;
     prepared = std::move(packed);

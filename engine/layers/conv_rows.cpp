@@ -4,16 +4,13 @@
 #include "../kernels/depthwise.h"
 #include "../kernels/im2col_neon.h"
 #include "../kernels/im2col_x86.h"
+#include "../kernels/split_range.h"
 #include "winograd_rows.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 namespace mdfi {
 
@@ -277,19 +274,7 @@ Status pack_filters(const ConvLayer& l, LayerIO& io, const std::vector<float>& f
       kernels::pack_a_panel(r, K, src, K, packed + size_t(f0) * K, l.batch_normalize ? factor.data() + m0 + f0 : nullptr);
     }
   };
-  if (pack == 1) {
-    pack_range(0, 0, panels);
-  } else {
-#pragma omp parallel num_threads(pack)
-    {
-#if defined(_OPENMP)
-      const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-      const int tid = 0, nt = 1;
-#endif
-      pack_range(tid, int(int64_t(panels) * tid / nt), int(int64_t(panels) * (tid + 1) / nt));
-    }
-  }
+  kernels::split_range(pack, panels, pack_range);
   for (Status& st : errors)
     if (!st.ok()) return st;
   return Status::Ok();
@@ -450,7 +435,6 @@ Status depthwise_rows(const ConvLayer& l, LayerIO& io, const RowWindow& in, cons
   kernels::depthwise_channels(kernels::depthwise_rows_kernel(l.size, l.stride), g, l.filters, threads);
   return Status::Ok();
 }
-
 
 // The scheduler's view of a convolution: depthwise ones band with the direct kernel and whole
 // weights (they are small); ungrouped ones take weight blocks and bands (conv_rows); grouped,

@@ -8,11 +8,8 @@
 #include <cstdio>
 
 #include "../kernels/maxpool2x2.h"
+#include "../kernels/split_range.h"
 #include "../layer_registry.h"
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 namespace mdfi {
 
@@ -195,16 +192,9 @@ Status MaxPoolLayer::forward(LayerIO& io) const {
   // Threads split the output rows, all channels each: the convolutions around a pool split the
   // map the same way (GEMM by columns, Winograd by consecutive tile panels, a first layer's
   // direct kernel by rows), so a thread pools rows its own core just wrote.
-#pragma omp parallel num_threads(threads)
-  {
-#if defined(_OPENMP)
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-    const int t = 0, nt = 1;
-#endif
-    const int i0 = int(int64_t(out.h) * t / nt), i1 = int(int64_t(out.h) * (t + 1) / nt);
+  kernels::split_range(threads, out.h, [&](int, int i0, int i1) {
     for (int k = 0; k < out.c; ++k) pool_rows(k, i0, i1);
-  }
+  });
 #endif
   return Status::Ok();
 }
