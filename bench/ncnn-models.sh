@@ -1,4 +1,4 @@
-# Sourced by bench/ncnn.sh, bench/ncnn-layers.sh and bench/arm-insn-peers.sh (from the
+# Sourced by bench/ncnn.sh, bench/ncnn-layers.sh, bench/ncnn-shapes.sh and bench/arm-insn-peers.sh (from the
 # repository root): the models mdfi is compared with ncnn on, and the settings they share:
 # SHARED (../shared), PEER (../shared/peers/ncnn), WORK (scratch dir, made absolute here) and
 # MDFI (host binary, for gen-weights), each as the caller's environment sets it or by default.
