@@ -1,6 +1,7 @@
 // `mdfi info`: the layer table and totals, optionally validating a weights file.
 // `mdfi plan`: the predicted per-layer heap and peak, without weights or images.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "conv_choice.h"
@@ -107,9 +108,84 @@ Action add_info_command(CLI::App& app) {
   };
 }
 
+namespace {
+
+// What a run under `budget` would hold and run (as prepare_model decides): the default's Winograd
+// where the budget allows it; when even that is over, a schedule of weight blocks and bands (no
+// schedule: `nodes` empty, cost 1). Leaves `net` set up for that plan.
+struct BudgetPlan {
+  Plan plan;
+  Schedule schedule;
+  std::vector<SchedNode> nodes;
+  double cost_ratio = 1;
+};
+
+Result<BudgetPlan> plan_within(Network& net, const RunArgs& args, const std::vector<int>& default_tiles, size_t budget,
+                               size_t beside) {
+  BudgetPlan b;
+  ConvChoice within;
+  parse_winograd_mode(args.model.winograd, &within.mode);
+  within.budget_bytes = budget;
+  choose_conv_algorithms(net, within);
+  b.plan = make_plan(net);
+  if (schedule_need(b.plan, beside) <= budget) return b;
+  choose_conv_algorithms(net, ConvChoice{WinogradMode::kOff, 0, false});
+  b.nodes = sched_nodes_for(net, default_tiles);
+  auto choice = choose_schedule(net.input_shape().bytes(), b.nodes, budget, nullptr, beside);
+  if (!choice.ok()) return choice.status();
+  b.schedule = choice->schedule;
+  apply_schedule_algorithms(net, b.nodes, b.schedule);
+  b.plan = std::move(choice->plan);
+  b.cost_ratio = choice->cost_ratio;
+  return b;
+}
+
+// `mdfi plan --budgets N`: N budgets from the smallest that runs (with an IMAGE: beside its
+// decoder) to what the default schedule needs, evenly spaced on a log scale, each with the peak
+// and the time the planner predicts there: how much memory a model needs, and what less costs.
+int print_budget_sweep(Network& net, const RunArgs& args, const std::vector<int>& default_tiles, size_t beside,
+                       int count) {
+  ConvChoice asked;
+  parse_winograd_mode(args.model.winograd, &asked.mode);
+  choose_conv_algorithms(net, asked);
+  const size_t whole = schedule_need(make_plan(net), beside);
+  choose_conv_algorithms(net, ConvChoice{WinogradMode::kOff, 0, false});
+  size_t smallest = 0;
+  auto refused = choose_schedule(net.input_shape().bytes(), sched_nodes_for(net, default_tiles), 1, &smallest, beside);
+  if (refused.ok() || smallest == 0) return report(Status(ErrorKind::kInternal, "--budgets: no smallest budget found"));
+  std::printf("\nbudgets from the smallest to the default schedule's%s (time: the planner's cost model against the "
+              "default schedule, not a measurement):\n",
+              beside ? ", with this image decoded beside the network" : "");
+  std::printf("| --max-mem (bytes) | predicted peak | predicted time | schedule |\n|---|---|---|---|\n");
+  for (int k = 0; k < count; ++k) {
+    const double t = count > 1 ? double(k) / (count - 1) : 1.0;
+    size_t budget = size_t(double(smallest) * std::pow(double(whole) / double(smallest), t));
+    budget = std::max(smallest, std::min(whole, budget));
+    if (k == count - 1) budget = whole;
+    auto b = plan_within(net, args, default_tiles, budget, beside);
+    if (!b.ok()) return report(b.status());
+    const size_t need = schedule_need(b->plan, beside);
+    std::string what;
+    if (!b->nodes.empty()) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.2fx", b->cost_ratio);
+      what = std::string("| ") + ratio + " | " + describe_schedule(b->schedule);
+    } else {
+      const std::string w = winograd_summary(net);
+      what = std::string("| ") + (budget >= whole ? "1.00x" : "-") + " | layer at a time" +
+             (w.empty() ? "" : "; Winograd: " + w);
+    }
+    std::printf("| %zu | %s (%zu bytes) %s |\n", budget, format_bytes(need).c_str(), need, what.c_str());
+  }
+  return int(kExitOk);
+}
+
+}  // namespace
+
 Action add_plan_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto image = std::make_shared<std::string>();
+  auto budgets = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
       "plan", "predict per-layer heap and the peak without weights; with an IMAGE, its decoding and letterboxing too");
   add_model_options(*cmd, args->model, "yolov3", false);
@@ -123,44 +199,39 @@ Action add_plan_command(CLI::App& app) {
                   "plan for this many compute threads, as detect/classify -j (0 = all cores): each has its own GEMM workspace")
       ->capture_default_str()
       ->check(number_in(0, 1024, true));
-  return [args, image]() {
+  cmd->add_option("--budgets", *budgets,
+                  "also print N budgets from the smallest that runs to the default schedule's need, each with its "
+                  "predicted peak, time (cost model) and schedule")
+      ->check(number_in(2, 64, true));
+  return [args, image, budgets]() {
     set_default_threads(args->threads);
     auto m = resolve_model(args->model, "yolov3", false);
     if (!m.ok()) return report(m.status());
     auto net = build_model(*m, args->model);
     if (!net.ok()) return report(net.status());
     print_warnings(*net);
+    const std::vector<int> default_tiles = winograd_tiles(*net);  // the default schedule's Winograd layers
     Plan plan = make_plan(*net);
     Schedule schedule;
     std::vector<SchedNode> nodes;
     double cost_ratio = 1;
+    size_t beside = 0;  // with an IMAGE, its decoder works beside the whole arena
+    if (!image->empty() && (!args->max_mem.empty() || *budgets)) {
+      auto e = estimate_preprocess(*net, *args, *image, 0);
+      if (!e.ok()) return report(e.status());
+      beside = e->setup_bytes;
+    }
     if (!args->max_mem.empty()) {
       auto budget = parse_size(args->max_mem);
       if (!budget.ok()) return report(Status(budget.status().kind(), "--max-mem: " + budget.status().message()));
-      size_t beside = 0;  // with an IMAGE, its decoder works beside the whole arena
-      if (!image->empty()) {
-        auto e = estimate_preprocess(*net, *args, *image, 0);
-        if (!e.ok()) return report(e.status());
-        beside = e->setup_bytes;
-      }
       // As a run decides (prepare_model): Winograd where the budget allows; when even that is
       // over, a schedule of weight blocks and bands, which runs without Winograd.
-      const std::vector<int> default_tiles = winograd_tiles(*net);  // the default schedule's Winograd layers
-      ConvChoice within;
-      parse_winograd_mode(args->model.winograd, &within.mode);
-      within.budget_bytes = *budget;
-      choose_conv_algorithms(*net, within);
-      plan = make_plan(*net);
-      if (schedule_need(plan, beside) > *budget) {
-        choose_conv_algorithms(*net, ConvChoice{WinogradMode::kOff, 0, false});
-        nodes = sched_nodes_for(*net, default_tiles);
-        auto choice = choose_schedule(net->input_shape().bytes(), nodes, *budget, nullptr, beside);
-        if (!choice.ok()) return report(choice.status());
-        schedule = choice->schedule;
-        apply_schedule_algorithms(*net, nodes, schedule);
-        plan = std::move(choice->plan);
-        cost_ratio = choice->cost_ratio;
-      }
+      auto b = plan_within(*net, *args, default_tiles, *budget, beside);
+      if (!b.ok()) return report(b.status());
+      plan = std::move(b->plan);
+      schedule = std::move(b->schedule);
+      nodes = std::move(b->nodes);
+      cost_ratio = b->cost_ratio;
     }
     print_layer_table(stdout, *net, &plan);
     print_totals(stdout, *net);
@@ -177,7 +248,8 @@ Action add_plan_command(CLI::App& app) {
     const auto& peak = net->layers[size_t(plan.peak_layer)];
     std::printf("predicted peak: %s at layer %d [%s] (%zu bytes; the network)\n", format_bytes(plan.peak_bytes).c_str(),
                 plan.peak_layer, peak->kind(), plan.peak_bytes);
-    if (image->empty()) return int(kExitOk);
+    auto finish = [&]() { return *budgets ? print_budget_sweep(*net, *args, default_tiles, beside, *budgets) : int(kExitOk); };
+    if (image->empty()) return finish();
     auto e = estimate_preprocess(*net, *args, *image, plan_arena(plan, true).size);  // a single image's arena
     if (!e.ok()) return report(e.status());
     std::printf("image %s: %dx%d, decoded at %dx%d by %s; preprocessing heap %s (decoder and resize %s beside the "
@@ -201,7 +273,7 @@ Action add_plan_command(CLI::App& app) {
     }
     std::printf("predicted peak with this image: %s at %s (%zu bytes)\n", format_bytes(whole).c_str(), at.c_str(),
                 whole);
-    return int(kExitOk);
+    return finish();
   };
 }
 

@@ -135,3 +135,47 @@ TEST_CASE("`mdfi plan -j N` plans what `detect -j N` runs: the smallest budget i
   INFO(bench.err);
   CHECK(bench.exit_code == 0);
 }
+
+TEST_CASE("`mdfi plan --budgets N`: N budgets from the smallest that runs to the default's need, each fitting", "[peak]") {
+  const std::string cfg = source_path("cfg/yolov3-tiny.cfg");
+  const std::string model = " plan -j 1 --cfg '" + cfg + "' /usr/share/darknet/data/dog.jpg";
+  auto refused = run_command(mdfi_binary() + model + " --max-mem 1B");
+  std::smatch m;
+  INFO(refused.err);
+  REQUIRE(std::regex_search(refused.err, m, std::regex("the smallest is .*\\(([0-9]+) bytes\\)")));
+  const long long smallest = std::stoll(m[1]);
+  auto r = run_command(mdfi_binary() + model + " --budgets 5");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Rows: | budget | predicted peak (N bytes) | time | schedule |
+  const std::regex row("^\\| ([0-9]+) \\| [^|]*\\(([0-9]+) bytes\\) \\| ([-0-9.x]+) \\| ([^|]*) \\|$");
+  std::vector<long long> budgets, needs;
+  std::vector<std::string> times, schedules;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, m, row)) {
+      budgets.push_back(std::stoll(m[1]));
+      needs.push_back(std::stoll(m[2]));
+      times.push_back(m[3]);
+      schedules.push_back(m[4]);
+    }
+  REQUIRE(budgets.size() == 5);
+  CHECK(budgets.front() == smallest);
+  for (size_t i = 0; i < budgets.size(); ++i) {
+    INFO("row " << i);
+    CHECK(needs[i] <= budgets[i]);
+    if (i) CHECK(budgets[i] > budgets[i - 1]);
+  }
+  // The last is the default schedule (its need is what `mdfi plan` predicts without a budget);
+  // the first a schedule of blocks and bands the cost model says is slower.
+  CHECK(times.back() == "1.00x");
+  CHECK(schedules.back().find("layer at a time") == 0);
+  CHECK(schedules.front().find("in bands of") != std::string::npos);
+  CHECK(std::stod(times.front()) > 1.0);
+  // A budget of the table is what `--max-mem` plans: the same predicted peak.
+  auto mid = run_command(mdfi_binary() + model + " --max-mem " + std::to_string(budgets[2]) + "B");
+  REQUIRE(mid.exit_code == 0);
+  REQUIRE(std::regex_search(mid.out, m, std::regex("predicted peak with this image: .*\\(([0-9]+) bytes\\)")));
+  CHECK(std::stoll(m[1]) <= budgets[2]);
+  CHECK(run_command(mdfi_binary() + model + " --budgets 1").exit_code == 2);
+}
