@@ -157,11 +157,14 @@ int print_budget_sweep(Network& net, const RunArgs& args, const std::vector<int>
               "default schedule, not a measurement):\n",
               beside ? ", with this image decoded beside the network" : "");
   std::printf("| --max-mem (bytes) | predicted peak | predicted time | schedule |\n|---|---|---|---|\n");
+  size_t last = 0;
   for (int k = 0; k < count; ++k) {
     const double t = count > 1 ? double(k) / (count - 1) : 1.0;
     size_t budget = size_t(double(smallest) * std::pow(double(whole) / double(smallest), t));
     budget = std::max(smallest, std::min(whole, budget));
     if (k == count - 1) budget = whole;
+    if (budget == last) continue;  // a network no schedule shrinks: one row
+    last = budget;
     auto b = plan_within(net, args, default_tiles, budget, beside);
     if (!b.ok()) return report(b.status());
     const size_t need = schedule_need(b->plan, beside);
