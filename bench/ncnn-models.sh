@@ -11,6 +11,9 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 PEER_MODELS_ALL="yolo-fastest-1.1 yolo-fastest-1.1-xl mobilenetv2-yolov3-nano tiny-darknet yolov3-tiny yolov3 yolov4-tiny"
 
+# The median of the numbers on stdin, one per line.
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
 # Unpacks ncnn's x86-64 package into $WORK/ncnn (never into the repository).
 ncnn_unpack() {
   [ -f "$WORK/ncnn/lib/libncnn.a" ] && return 0

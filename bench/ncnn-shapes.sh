@@ -31,7 +31,6 @@ SHAPES=${SHAPES:-c3s1-13-512-1024 c3s1-26-256-512 c3s1-52-128-256 c3s1-104-64-12
 BENCH=$(ncnn_bench_built)
 D="$WORK/shapes"
 mkdir -p "$D"
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 layer1_ms() { awk -F, '$1 == 1 {print $4}'; }
 
 echo "| shape | input | mdfi algorithm (streamed run) | mdfi streamed (ms) | mdfi --keep-weights (ms) | ncnn fp32 (ms) | streamed/ncnn | kept/ncnn |"
@@ -95,7 +94,8 @@ EOF
   done
   ms=$(median < "$D/s") mk=$(median < "$D/k") mn=$(median < "$D/n")
   awk -v sh="$shape" -v inp="${in}x${in}x${cin}" -v al="${algo:-GEMM}" -v s="$ms" -v k="$mk" -v n="$mn" \
-    'BEGIN { printf "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", sh, inp, al, s, k, n, s / n, k / n }'
+    'BEGIN { if (n > 0) printf "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", sh, inp, al, s, k, n, s / n, k / n
+             else printf "| %s | %s | %s | %.2f | %.2f | %.2f (noise: more REPS) | - | - |\n", sh, inp, al, s, k, n }'
 done
 echo
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; threads $THREADS; rounds=$ROUNDS of $REPS passes (medians; mdfi and ncnn alternate within each round); load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -39,7 +39,6 @@ pinned() { if [ -n "$PIN" ]; then taskset -c "$PIN" "$@"; else "$@"; fi; }
 # ncnn and the timing program, in the scratch directory only.
 BENCH=$(ncnn_bench_built)
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() { tr ',' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }
 
 # Layer indices (mdfi's numbering: [net] excluded) whose outputs feed the YOLO layers, or the
