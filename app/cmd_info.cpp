@@ -165,18 +165,28 @@ int print_budget_sweep(Network& net, const RunArgs& args, const std::vector<int>
     if (k == count - 1) budget = whole;
     if (budget == last) continue;  // a network no schedule shrinks: one row
     last = budget;
-    auto b = plan_within(net, args, default_tiles, budget, beside);
+    // The last row is the run without --max-mem (under a budget, Winograd may go where the default
+    // keeps it off to hold the peak: not what the default runs).
+    Result<BudgetPlan> b = BudgetPlan{};
+    if (budget == whole) {
+      choose_conv_algorithms(net, asked);
+      b->plan = make_plan(net);
+    } else {
+      b = plan_within(net, args, default_tiles, budget, beside);
+    }
     if (!b.ok()) return report(b.status());
     const size_t need = schedule_need(b->plan, beside);
     std::string what;
-    if (!b->nodes.empty()) {
+    if (budget == whole) {
+      const std::string w = winograd_summary(net);
+      what = "| 1.00x | default (no --max-mem): layer at a time" + (w.empty() ? std::string() : "; Winograd: " + w);
+    } else if (!b->nodes.empty()) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.2fx", b->cost_ratio);
       what = std::string("| ") + ratio + " | " + describe_schedule(b->schedule);
     } else {
       const std::string w = winograd_summary(net);
-      what = std::string("| ") + (budget >= whole ? "1.00x" : "-") + " | layer at a time" +
-             (w.empty() ? "" : "; Winograd: " + w);
+      what = "| - | layer at a time" + (w.empty() ? std::string() : "; Winograd: " + w);
     }
     std::printf("| %zu | %s (%zu bytes) %s |\n", budget, format_bytes(need).c_str(), need, what.c_str());
   }

@@ -169,7 +169,7 @@ TEST_CASE("`mdfi plan --budgets N`: N budgets from the smallest that runs to the
   // The last is the default schedule (its need is what `mdfi plan` predicts without a budget);
   // the first a schedule of blocks and bands the cost model says is slower.
   CHECK(times.back() == "1.00x");
-  CHECK(schedules.back().find("layer at a time") == 0);
+  CHECK(schedules.back().find("default (no --max-mem): layer at a time") == 0);
   CHECK(schedules.front().find("in bands of") != std::string::npos);
   CHECK(std::stod(times.front()) > 1.0);
   // A budget of the table is what `--max-mem` plans: the same predicted peak.
