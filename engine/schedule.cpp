@@ -574,6 +574,14 @@ size_t schedule_need(const Plan& plan, size_t beside_arena) {
   return std::max(plan.peak_bytes, plan_arena(plan, true).size + beside_arena);
 }
 
+bool schedule_fits(const Plan& plan, size_t beside_arena, size_t budget_bytes) {
+  // The arena is at least the peak, so peak + beside_arena bounds the need from below: the arena
+  // (the planner's slowest part) is placed only for plans that bound does not rule out.
+  if (plan.peak_bytes + beside_arena > budget_bytes) return false;
+  if (!beside_arena) return true;
+  return plan_arena(plan, true).size + beside_arena <= budget_bytes;
+}
+
 double schedule_cost(const std::vector<SchedNode>& nodes, const Schedule& s) { return extra_cost(nodes, s); }
 
 Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, const Schedule& start, size_t budget_bytes,
@@ -583,9 +591,7 @@ Schedule rechoose_ways(size_t input_bytes, const std::vector<SchedNode>& nodes, 
   s.algo.resize(nodes.size(), SchedAlgo::kGemm);
   s.small.resize(nodes.size(), 0);
   Plan plan = plan_schedule(input_bytes, nodes, s);
-  auto fits = [&](const Plan& p) {
-    return p.peak_bytes + beside_arena <= budget_bytes && schedule_need(p, beside_arena) <= budget_bytes;
-  };
+  auto fits = [&](const Plan& p) { return schedule_fits(p, beside_arena, budget_bytes); };
   if (!fits(plan)) return s;
   // The layers outside groups that can take another way, the costliest first: they gain the most
   // from the room the others leave.
@@ -710,11 +716,7 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
   size_t least = default_need;
   bool found = false;
   double best_cost = 0;
-  // The arena is at least the peak, so peak + beside_arena bounds a need from below: the arena
-  // (the planner's slowest part) is placed only for plans that bound does not rule out.
-  auto fits = [&](const Plan& plan) {
-    return plan.peak_bytes + beside_arena <= budget_bytes && schedule_need(plan, beside_arena) <= budget_bytes;
-  };
+  auto fits = [&](const Plan& plan) { return schedule_fits(plan, beside_arena, budget_bytes); };
   // Layouts in the order of their cost without any weight block, a lower bound of their cost:
   // once that bound reaches the best cost found, no later layout can win.
   std::vector<std::pair<double, size_t>> order;
