@@ -9,8 +9,12 @@
 # AT=target times each network at issue 19's memory target instead (yolov3 10 MB, alexnet 3 MB,
 # Yolo-Fastest-1.1-XL 2.5 MB, the others 6 MB; MB = 10^6 bytes): the time a budget of that size
 # costs, where the default is the time the smallest budget costs.
-# Usage: [MDFI=path/to/mdfi] [SHARED=../shared] [THREADS=1] [ROUNDS=3] [NETS="yolov3 alexnet ..."]
-#        [AT=smallest|target] bench/memory-budget-time.sh
+# MDFI_BASE=path/to/older/mdfi also times that binary at the same budget in the same rounds
+# (before/after a planner change; its ratio against the same default runs). Each ratio is of
+# medians; the row also gives the ratio of the minima, which a host whose speed drifts between
+# runs (the 2-core VM: medians 20% apart from one run to the next) moves less.
+# Usage: [MDFI=path/to/mdfi] [MDFI_BASE=path] [SHARED=../shared] [THREADS=1] [ROUNDS=3]
+#        [NETS="yolov3 alexnet ..."] [AT=smallest|target] bench/memory-budget-time.sh
 set -eu
 cd "$(dirname "$0")/.."
 MDFI=${MDFI:-build/app/mdfi}; SHARED=${SHARED:-../shared}
@@ -28,8 +32,14 @@ rows=("yolov3|--net yolov3|10000000" "yolov3-tiny|--net yolov3-tiny|6000000"
 AT=${AT:-smallest}
 case "$AT" in smallest | target) ;; *) echo "AT=smallest or AT=target" >&2; exit 2 ;; esac
 NETS=${NETS:-yolov3 yolov3-tiny yolov4-tiny darknet53 yolo-fastest-1.1-xl alexnet}
-echo "| network | $AT budget (B) | default ms | ms at that budget | ratio |"
-echo "|---|---|---|---|---|"
+BASE=${MDFI_BASE:-}
+if [ -n "$BASE" ]; then
+  echo "| network | $AT budget (B) | default ms | ms at that budget | ratio (of minima) | base ms | base ratio (of minima) |"
+  echo "|---|---|---|---|---|---|---|"
+else
+  echo "| network | $AT budget (B) | default ms | ms at that budget | ratio (of minima) |"
+  echo "|---|---|---|---|---|"
+fi
 for r in "${rows[@]}"; do
   IFS='|' read -r name a target <<<"$r"; read -r -a m <<<"$a"
   [[ " $NETS " == *" $name "* ]] || continue
@@ -37,12 +47,20 @@ for r in "${rows[@]}"; do
   w=$W/$name.weights; [ -f "$w" ] || "$MDFI" -q gen-weights "${m[@]}" -o "$w"
   if [ "$AT" = target ]; then s=$target
   else s=$("$MDFI" plan -j "$T" "${m[@]}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9); fi
-  : > "$W/d"; : > "$W/s"
+  : > "$W/d"; : > "$W/s"; : > "$W/b"
   for _ in $(seq "$R"); do
     field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')" >> "$W/d"
     field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv --max-mem "${s}B" "$IMAGE" | grep '^#')" >> "$W/s"
+    [ -z "$BASE" ] ||
+      field forward_ms "$("$BASE" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv --max-mem "${s}B" "$IMAGE" | grep '^#')" >> "$W/b"
   done
-  d=$(med < "$W/d"); q=$(med < "$W/s")
-  awk -v n="$name" -v s="$s" -v d="$d" -v q="$q" 'BEGIN{printf "| %s | %d | %.2f | %.2f | %.2fx |\n", n, s, d, q, q/d}'
+  d=$(med < "$W/d"); q=$(med < "$W/s"); dm=$(sort -g "$W/d" | head -1); qm=$(sort -g "$W/s" | head -1)
+  row=$(awk -v n="$name" -v s="$s" -v d="$d" -v q="$q" -v dm="$dm" -v qm="$qm" \
+    'BEGIN{printf "| %s | %d | %.2f | %.2f | %.2fx (%.2fx) |", n, s, d, q, q/d, qm/dm}')
+  if [ -n "$BASE" ]; then
+    b=$(med < "$W/b"); bm=$(sort -g "$W/b" | head -1)
+    row+=$(awk -v d="$d" -v b="$b" -v dm="$dm" -v bm="$bm" 'BEGIN{printf " %.2f | %.2fx (%.2fx) |", b, b/d, bm/dm}')
+  fi
+  echo "$row"
 done
-echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; threads $T, rounds $R; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; threads $T, rounds $R${BASE:+; base $BASE}; load $(cut -d' ' -f1-3 /proc/loadavg)"
