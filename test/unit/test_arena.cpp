@@ -39,7 +39,9 @@ std::vector<Span> spans_of(const Plan& plan, const ArenaLayout& a) {
 }  // namespace
 
 TEST_CASE("the arena layout keeps coexisting buffers apart and stays near the peak", "[memory]") {
-  for (const char* name : {"yolov3", "yolov3-tiny", "alexnet", "tiny", "darknet19", "darknet53", "resnet50"})
+  // yolov4: the greedy orders alone laid its 94.6 MB peak out in 106.5 MB (the local search
+  // closes the gaps; arena_plan.h).
+  for (const char* name : {"yolov3", "yolov3-tiny", "alexnet", "tiny", "darknet19", "darknet53", "resnet50", "yolov4"})
   for (bool outputs_first : {false, true}) {
     auto net = load_network_cfg(source_path(std::string("cfg/") + name + ".cfg"), BuildOptions{});
     REQUIRE(net.ok());
