@@ -128,7 +128,7 @@ Result<BudgetPlan> plan_within(Network& net, const RunArgs& args, const std::vec
   within.budget_bytes = budget;
   choose_conv_algorithms(net, within);
   b.plan = make_plan(net);
-  if (schedule_need(b.plan, beside) <= budget) return b;
+  if (schedule_fits(b.plan, beside, budget)) return b;
   choose_conv_algorithms(net, ConvChoice{WinogradMode::kOff, 0, false});
   b.nodes = sched_nodes_for(net, default_tiles);
   auto choice = choose_schedule(net.input_shape().bytes(), b.nodes, budget, nullptr, beside);

@@ -108,7 +108,7 @@ Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> be
     if (!pm.budget) break;
     const bool last = k + 1 == choices.size();
     // Checked before a single weight is read.
-    if (schedulable && schedule_need(pm.plan, beside) > pm.budget) {
+    if (schedulable && !schedule_fits(pm.plan, beside, pm.budget)) {
       // Bands and GEMM weight blocks run the im2col + SGEMM kernels; the schedule gives the
       // default's Winograd tile back to the layers outside the bands where it fits (schedule.h).
       choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});

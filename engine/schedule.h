@@ -201,7 +201,8 @@ Result<ScheduleChoice> choose_schedule(size_t input_bytes, const std::vector<Sch
                                        size_t* smallest = nullptr, size_t beside_arena = 0);
 // What a schedule's plan needs of the budget: its peak, or its arena plus `beside_arena`.
 size_t schedule_need(const Plan& plan, size_t beside_arena);
-// Whether that need is at most `budget_bytes` (the arena's search stops once it is).
+// Whether that need is at most `budget_bytes`; the arena is laid out only when the peak plus
+// `beside_arena` leaves it a chance (the arena is never below the peak).
 bool schedule_fits(const Plan& plan, size_t beside_arena, size_t budget_bytes);
 
 // The cost model's extra time of a schedule over the default's, in FLOP-equivalents.
