@@ -48,6 +48,8 @@ void inside_avx2(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, i
       im, k, d, iy0, x0, k0, kc, nr, panel,
       [nr](const float* src, float* dst) {
         for (int j = 0; j < nr; j += 8) {
+          // The row's next panel (runs_avx512's comment says why); a 64-byte line per 16 floats.
+          if ((S * j) % 16 == 0) _mm_prefetch(reinterpret_cast<const char*>(src + S * (j + nr)), _MM_HINT_T0);
           if (S == 1) {
             _mm256_storeu_ps(dst + j, _mm256_loadu_ps(src + j));
           } else {
@@ -79,7 +81,8 @@ inline __mmask16 lanes_within(int from, int lo, int hi) {
 
 // inside_avx2's panels in 16-float vectors: no masks to make, which on a first layer's few rows
 // per panel (3 channels: 27) cost more than the copies (yolov4-tiny's layer 0, device Xeon, 1
-// thread: 1.16 ms with this path, 1.33 when runs_avx512 took every panel).
+// thread: 1.16 ms with this path, 1.33 when runs_avx512 took every panel). Each row's next
+// panel is prefetched, as runs_avx512 does and for the same reason (its comment).
 template <int S>
 void inside_avx512(const Im2colImage& im, int k, int d, int iy0, int x0, int k0, int kc, int nr, float* panel) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -87,6 +90,9 @@ void inside_avx512(const Im2colImage& im, int k, int d, int iy0, int x0, int k0,
       im, k, d, iy0, x0, k0, kc, nr, panel,
       [nr, even](const float* src, float* dst) {
         for (int j = 0; j < nr; j += 16) {
+          const float* next = src + S * (j + nr);
+          _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+          if (S == 2) _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
           if (S == 1) _mm512_storeu_ps(dst + j, _mm512_loadu_ps(src + j));
           else
             _mm512_storeu_ps(dst + j, _mm512_permutex2var_ps(_mm512_loadu_ps(src + 2 * j), even,
