@@ -48,11 +48,15 @@ for r in "${rows[@]}"; do
   if [ "$AT" = target ]; then s=$target
   else s=$("$MDFI" plan -j "$T" "${m[@]}" --max-mem 1B "$IMAGE" 2>&1 | grep -o '([0-9]* bytes)' | tr -dc 0-9); fi
   : > "$W/d"; : > "$W/s"; : > "$W/b"
+  # forward_ms BINARY [ARGS...]: the network's forward median of one `bench` run.
+  forward_ms() {
+    local exe=$1; shift
+    field forward_ms "$("$exe" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv "$@" "$IMAGE" | grep '^#')"
+  }
   for _ in $(seq "$R"); do
-    field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv "$IMAGE" | grep '^#')" >> "$W/d"
-    field forward_ms "$("$MDFI" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv --max-mem "${s}B" "$IMAGE" | grep '^#')" >> "$W/s"
-    [ -z "$BASE" ] ||
-      field forward_ms "$("$BASE" bench "${m[@]}" -w "$w" -j "$T" --warmup 1 -r 3 -f csv --max-mem "${s}B" "$IMAGE" | grep '^#')" >> "$W/b"
+    forward_ms "$MDFI" >> "$W/d"
+    forward_ms "$MDFI" --max-mem "${s}B" >> "$W/s"
+    [ -z "$BASE" ] || forward_ms "$BASE" --max-mem "${s}B" >> "$W/b"
   done
   d=$(med < "$W/d"); q=$(med < "$W/s"); dm=$(sort -g "$W/d" | head -1); qm=$(sort -g "$W/s" | head -1)
   row=$(awk -v n="$name" -v s="$s" -v d="$d" -v q="$q" -v dm="$dm" -v qm="$qm" \

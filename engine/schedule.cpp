@@ -577,9 +577,7 @@ size_t schedule_need(const Plan& plan, size_t beside_arena) {
 bool schedule_fits(const Plan& plan, size_t beside_arena, size_t budget_bytes) {
   // The arena is at least the peak, so peak + beside_arena bounds the need from below: the arena
   // (the planner's slowest part) is placed only for plans that bound does not rule out.
-  if (plan.peak_bytes + beside_arena > budget_bytes) return false;
-  if (!beside_arena) return true;
-  return plan_arena(plan, true).size + beside_arena <= budget_bytes;
+  return plan.peak_bytes + beside_arena <= budget_bytes && schedule_need(plan, beside_arena) <= budget_bytes;
 }
 
 double schedule_cost(const std::vector<SchedNode>& nodes, const Schedule& s) { return extra_cost(nodes, s); }
