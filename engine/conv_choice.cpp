@@ -35,7 +35,7 @@ namespace {
 
 // Maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2) on the
 // micro-kernel its products run on here (winograd_kernel), counting tiles in whole panels of that
-// kernel's width (a kernel with a narrow variant pays only for the tiles it has). 13x13: F(4x4)'s
+// kernel's width (a last panel its narrow variant takes: that variant's width). 13x13: F(4x4)'s
 // 16 tiles x 36 planes against F(2x2)'s 49 x 16. AVX-512 (32-wide panels): 1152 against 1024,
 // so F(2x2); yolov3-tiny's 512 -> 1024 layer, kept weights, one thread, measured 9.2-12.0 ms by
 // F(2x2) and 11.8-13.5 by F(4x4). AVX2 (8-wide panels for both): 576 against 896, F(4x4); kept
@@ -54,12 +54,21 @@ constexpr bool kStreamedSmallF4 = false;
 constexpr bool kStreamedSmallF4 = true;
 #endif
 
+// AVX-512's narrow tile (16 columns) would make F(4x4) on a 13x13 map 576 products against
+// 1024, but it lost there on the 2-core VM: yolov3-tiny's layer 12 (512 -> 1024) at two threads
+// took 5.4-5.6 ms kept against F(2x2)'s 4.8-5.0 (36 planes of U, 75 MB, come from memory once per
+// image for 16 products each), and 7.8 against 7.3 ms streamed (the per-image transform into 36
+// planes). So here a narrow tile counts only from fewer columns than this (NEON's 4).
+constexpr int kSmallMapNarrowFrom = 16;
+
 bool f4_fewer_products(const Layer& c) {
   auto columns = [&](int m) {
     kernels::WinogradGeo geo;
     geo.m = m, geo.out_h = c.out.h, geo.out_w = c.out.w;
     const kernels::KernelInfo& k = kernels::winograd_kernel(geo);
-    return k.narrow ? geo.tiles() : (geo.tiles() + k.nr - 1) / k.nr * k.nr;
+    const int t = geo.tiles(), full = t / k.nr * k.nr, rest = t - full;
+    const bool narrow = k.narrow && rest <= k.narrow_cols && k.narrow_cols < kSmallMapNarrowFrom;
+    return full + (rest == 0 ? 0 : narrow ? k.narrow_cols : k.nr);
   };
   return 36 * columns(4) < 16 * columns(2);
 }

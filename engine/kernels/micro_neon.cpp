@@ -492,7 +492,7 @@ static void neon_block(int kc, const float* a, const float* b, float* c, int ldc
 }
 
 #if defined(__aarch64__)
-KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, &strided_neon, &narrow_neon}; }
+KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>, &strided_neon, &narrow_neon, nullptr, 0, 4}; }
 #else
 KernelInfo micro_neon() { return {"neon", kNR, &neon_block, &kernel_neon<true>}; }
 #endif

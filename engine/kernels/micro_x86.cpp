@@ -122,7 +122,26 @@ __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const 
 // 8 x 8 tiles (one B vector, eight rows at once): for Winograd's layers of few tiles, where
 // 24-wide panels would be a third padding (winograd_kernel). Same bits as the 24-wide tile.
 KernelInfo micro_avx2_narrow() { return {"avx2-8", 8, &avx2_narrow_block}; }
-KernelInfo micro_avx512() { return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, nullptr, &direct_avx512, 16}; }
+// NarrowKernel: a panel of at most 16 real columns as an 8 x 16 tile, one B vector and eight
+// accumulators. F(4x4) on a 13x13 map has 16 tiles: half of a 32-wide panel. Zen 4 runs one
+// 512-bit FMA a cycle at a latency of four, so eight chains keep it busy. Each accumulator takes
+// the same FMAs in k order from zero as the 32-wide tile's: the same bits in the first 16 columns.
+__attribute__((target("avx512f"))) static void avx512_narrow(int kc, const float* a, const float* b, float* c, int ldc,
+                                                              int cols) {
+  if (cols > 16) return kernel_avx512<false>(kc, a, b, 32, c, ldc, 1, nullptr, TileAct::kLinear);
+  __m512 acc[kMR];
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = _mm512_setzero_ps();
+  for (int k = 0; k < kc; ++k) {
+    const __m512 bk = _mm512_loadu_ps(b + size_t(k) * 32);
+    const float* ak = a + k * kMR;
+    MDFI_UNROLL for (int i = 0; i < kMR; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(ak[i]), bk, acc[i]);
+  }
+  MDFI_UNROLL for (int i = 0; i < kMR; ++i) _mm512_storeu_ps(c + i * ldc, acc[i]);
+}
+
+KernelInfo micro_avx512() {
+  return {"avx512", 32, &avx512_block, &avx512_finish, &avx512_strided, &avx512_narrow, &direct_avx512, 16, 16};
+}
 
 }  // namespace mdfi::kernels
 #endif

@@ -44,6 +44,9 @@ struct KernelInfo {
   NarrowKernel narrow = nullptr;  // null: fn for every panel
   DirectKernel direct = nullptr;  // null: weight blocks of k x k convs pack im2col (conv_rows.cpp)
   int direct_lanes = 0;           // pixels per vector of `direct` (a row's last vector may hold fewer)
+  // A panel with at most this many real columns costs `narrow` about this many columns' work;
+  // one with more costs a whole panel (narrow then runs fn). Planners count by it.
+  int narrow_cols = 0;
 };
 
 KernelInfo micro_generic();

@@ -84,6 +84,29 @@ TEST_CASE("the x86 micro-kernels give the same bits whatever their tile width", 
     const std::vector<float> got = run(k);
     CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
   }
+  // AVX-512's narrow form (Winograd's last panel of at most 16 tiles): its real columns the bits
+  // of the 32-wide tile, nothing past the tile's 32 columns touched; more columns: the whole tile.
+  const kernels::KernelInfo* wide = kernels::find_kernel("avx512");
+  if (!wide) return;
+  REQUIRE(wide->narrow != nullptr);
+  CHECK(wide->narrow_cols == 16);
+  const int nr = wide->nr, ldc = nr + 5;
+  for (int kc : {1, 7, 300}) {
+    const std::vector<float> a = random_floats(size_t(kc) * kernels::kMR, 21), b = random_floats(size_t(kc) * nr, 22);
+    std::vector<float> full(size_t(kernels::kMR) * ldc, 0.f), c(full.size());
+    wide->fn(kc, a.data(), b.data(), full.data(), ldc, 1);
+    for (int cols = 1; cols < nr; ++cols) {
+      std::fill(c.begin(), c.end(), 9.f);
+      wide->narrow(kc, a.data(), b.data(), c.data(), ldc, cols);
+      for (int i = 0; i < kernels::kMR; ++i)
+        for (int j = 0; j < ldc; ++j) {
+          const float got = c[size_t(i) * ldc + j];
+          INFO("narrow kc=" << kc << " cols=" << cols << " row " << i << " col " << j << " got " << got);
+          if (j < cols) REQUIRE(std::memcmp(&got, &full[size_t(i) * ldc + j], sizeof(float)) == 0);
+          else if (j >= nr) REQUIRE(got == 9.f);
+        }
+    }
+  }
 }
 
 TEST_CASE("weight panels pack exactly, with and without the batch-norm scale", "[layers]") {
