@@ -31,6 +31,16 @@ constexpr int kMaxGroup = 8;
 // layers then pass over V (their transformed input, 1-3.5 MB) 2-8 times less often.
 constexpr size_t kStreamPassBytes = size_t(2) << 20;
 
+// The whole-input way first (before whole weights) where U is larger than this. The whole-weights
+// way multiplies each tile panel by all of U, which then comes from L3 or memory once per tile
+// panel; the whole-input way reads U once and its V once per pass. yolov3's eleven 52x52 layers
+// (F(4x4), 128 -> 256, U 4.7 MB, six tile panels), kept weights, in three alternated rounds on the
+// VM: 30.5-36.4 -> 25.8-30.6 ms at two threads, 51.6-52.7 -> 42.0-42.2 at one; streamed, two
+// threads, 35.1-36.6 -> 31.7-33.0. Not so with less U: yolov4-tiny's 52x52 layer 10 (2.4 MB) was
+// no faster (1.77-1.96 against 1.82-2.10 ms kept), nor yolov3's 104x104 layers (1.2 MB) at all
+// (4.9-5.5 -> 7.0-7.5 ms for two).
+constexpr size_t kWholeInputFromUBytes = size_t(3) << 20;
+
 namespace {
 
 // Maps under kF4FromPixels: whether F(4x4) needs fewer multiplications than F(2x2) on the
@@ -102,8 +112,11 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
       if (m == 4 && !(choice.mode == WinogradMode::kF4 || (choice.mode == WinogradMode::kAuto && f4_auto))) continue;
       const int tiles = ((c->out.h + m - 1) / m) * ((c->out.w + m - 1) / m);
       // Few tiles: at most two 32-wide panels (whatever this CPU's kernel width, so the plan is the
-      // same everywhere), or no more panels than threads.
-      const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads;
+      // same everywhere), or no more panels than threads. Or much U: the whole-weights way reads
+      // all of U once per tile panel (kWholeInputFromUBytes).
+      const size_t u_bytes = size_t(m + 2) * size_t(m + 2) * size_t(c->in.c) *
+                             size_t((c->out.c + kernels::kMR - 1) / kernels::kMR * kernels::kMR) * sizeof(float);
+      const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads || u_bytes > kWholeInputFromUBytes;
       ways.push_back({m, few});
       ways.push_back({m, !few});
     }

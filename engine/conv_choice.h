@@ -21,8 +21,9 @@
 //   by the whole-input way was the faster in YOLOv3, 5.0-5.4 ms against 6-9 per layer); whole
 //   transformed weights before the whole-input way, except where the layer has so few tiles (at
 //   most 64, or no more micro-kernel panels than threads) that the whole-weights way would read
-//   all of U once per panel and leave threads idle: the whole-input way reads U once and splits
-//   the filters.
+//   all of U once per panel and leave threads idle, or so much U (over 3 MB: YOLOv3's 52x52
+//   layers) that reading it once per tile panel costs more than it saves: the whole-input way
+//   reads U once and splits the filters.
 // - where even the GEMM path is over the limit: the way that needs least, when that is less than
 //   the GEMM path's (the whole-input way streams weights one filter panel per thread), whatever
 //   its speed, so a run can fit a budget the GEMM path cannot.
