@@ -1,7 +1,6 @@
 #include "winograd.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -102,47 +101,19 @@ void winograd_conv_whole_weights(const WinogradGeo& geo, const float* in, const 
   const int nr = kern.nr, panels = panel_count(geo, nr), f_panels = (geo.filters + kMR - 1) / kMR;
   const size_t per_thread = v_panel_floats(geo, nr) + m_floats(geo, nr);
   const size_t plane_stride = size_t(f_panels) * kMR * geo.channels;
-  // Each thread takes an equal share of the products, counted tile panel by tile panel and within
-  // one by filter panel, so its tile panels are consecutive: thread t then transforms the map's
-  // t-th band of rows, the band its core wrote when the layer before split the map by columns
-  // (GEMM) or tile panels (this), and writes the band the next layer gives it back (handed out one
-  // by one, about half of each thread's input came from the other core's cache: on the VM,
-  // yolov4-tiny kept at 2 threads ran its 32-channel 104x104 layers 4 and 5 a third faster in
-  // bands). Shares are equal in work, not in panels: a last panel that the narrow kernel takes
-  // counts as its width, and a share may end inside a tile panel, whose input both threads then
-  // transform. 52x52 by F(4x4) on AVX-512 is five 32-wide panels and one of 9 tiles (16 columns'
-  // work): three panels a thread left one of two threads idle for 16 of their 96 columns.
-  const int last_cols = geo.tiles() - (panels - 1) * nr;
-  const int last_width = kern.narrow && last_cols <= kern.narrow_cols ? kern.narrow_cols : nr;
-  auto width = [&](int panel) { return panel == panels - 1 ? last_width : nr; };
-  const int64_t total = (int64_t(panels - 1) * nr + last_width) * f_panels;
-  const int nt = used_threads(threads);
-#pragma omp parallel num_threads(nt)
-  {
-    const int tid = thread_id();
-#if defined(_OPENMP)
-    const int team = omp_get_num_threads();
-#else
-    const int team = 1;
-#endif
-    const int64_t lo = total * tid / team, hi = total * (tid + 1) / team;
-    float* v = workspace + per_thread * size_t(tid);
+  // Consecutive tile panels per thread (static), not handed out one by one: thread t then
+  // transforms the map's t-th band of rows, the band its core wrote when the layer before split
+  // the map by columns (GEMM) or tile panels (this), and writes the band the next layer gives it
+  // back. Dynamic, about half of each thread's input came from the other core's cache: on the VM,
+  // yolov4-tiny kept at 2 threads ran its 32-channel 104x104 layers 4 and 5 a third faster static.
+#pragma omp parallel for num_threads(used_threads(threads)) schedule(static)
+  for (int panel = 0; panel < panels; ++panel) {
+    float* v = workspace + per_thread * size_t(thread_id());
     float* mbuf = v + v_panel_floats(geo, nr);
-    // Product (panel, q) starts at start(panel) + q * width(panel) and belongs to the share that
-    // holds its start.
-    int64_t start = 0;
-    for (int panel = 0; panel < panels && start < hi; start += int64_t(width(panel)) * f_panels, ++panel) {
-      const int w = width(panel);
-      const int64_t end = start + int64_t(w) * f_panels;
-      if (end <= lo) continue;
-      const int q0 = int(std::max<int64_t>(0, (lo - start + w - 1) / w));
-      const int q1 = int(std::min<int64_t>(f_panels, (hi - start + w - 1) / w));
-      if (q0 >= q1) continue;
-      ops.input(geo, in, panel, nr, v);
-      for (int q = q0; q < q1; ++q)
-        panel_product(geo, ops, kern, v, u + size_t(q) * kMR * geo.channels, plane_stride, q * kMR, panel * nr, bias,
-                      act, out, mbuf);
-    }
+    ops.input(geo, in, panel, nr, v);
+    for (int q = 0; q < f_panels; ++q)
+      panel_product(geo, ops, kern, v, u + size_t(q) * kMR * geo.channels, plane_stride, q * kMR, panel * nr, bias,
+                    act, out, mbuf);
   }
 }
 
