@@ -114,8 +114,9 @@ void choose_conv_algorithms(Network& net, const ConvChoice& choice) {
       // Few tiles: at most two 32-wide panels (whatever this CPU's kernel width, so the plan is the
       // same everywhere), or no more panels than threads. Or much U: the whole-weights way reads
       // all of U once per tile panel (kWholeInputFromUBytes).
-      const size_t u_bytes = size_t(m + 2) * size_t(m + 2) * size_t(c->in.c) *
-                             size_t((c->out.c + kernels::kMR - 1) / kernels::kMR * kernels::kMR) * sizeof(float);
+      kernels::WinogradGeo geo;
+      geo.m = m, geo.channels = c->in.c;
+      const size_t u_bytes = kernels::winograd_u_floats(geo, c->out.c) * sizeof(float);
       const bool few = tiles <= 64 || (tiles + nr - 1) / nr <= threads || u_bytes > kWholeInputFromUBytes;
       ways.push_back({m, few});
       ways.push_back({m, !few});

@@ -123,8 +123,9 @@ __attribute__((target("avx2,fma"))) static void avx2_narrow_block(int kc, const 
 // 24-wide panels would be a third padding (winograd_kernel). Same bits as the 24-wide tile.
 KernelInfo micro_avx2_narrow() { return {"avx2-8", 8, &avx2_narrow_block}; }
 // NarrowKernel: a panel of at most 16 real columns as an 8 x 16 tile, one B vector and eight
-// accumulators. F(4x4) on a 13x13 map has 16 tiles: half of a 32-wide panel. Zen 4 runs one
-// 512-bit FMA a cycle at a latency of four, so eight chains keep it busy. Each accumulator takes
+// accumulators: Winograd's last tile panel of a 52x52 (9 tiles), 104x104 (4) or 208x208 (16) map
+// by F(4x4), and a 13x13 map's 16 tiles under --winograd f4 (conv_choice.cpp says why `auto`
+// keeps F(2x2) there). Eight independent FMA chains cover a latency of four at two a cycle. Each accumulator takes
 // the same FMAs in k order from zero as the 32-wide tile's: the same bits in the first 16 columns.
 __attribute__((target("avx512f"))) static void avx512_narrow(int kc, const float* a, const float* b, float* c, int ldc,
                                                               int cols) {
