@@ -1,10 +1,9 @@
 // AlexeyAB's Darknet as a second oracle (issue 15): its stock cfgs (../shared/refs/cfg) run
 // through mdfi under --compat alexeyab and through AlexeyAB's own libdarknet (built in the build
 // tree from ../shared/refs, driven by test/refdump_ab) on the same generated weights and the same
-// random input. Every layer's max|a-b|/max|b| must stay within 1e-4, and on detectors the boxes
-// its detector keeps (get_network_boxes + the NMS of the last [yolo]) must be mdfi's: same
-// classes, probabilities within 1e-5 and boxes within 1e-4 (relative coordinates; w, h over 1 image
-// within 1e-3 relative).
+// random input. Every layer's max|a-b|/max|b| must stay within 1e-4, and on detectors the
+// candidates before NMS must agree within that tolerance and AlexeyAB's NMS on mdfi's candidates
+// must keep what mdfi's NMS keeps (test/box_parity.h).
 // Inputs are reduced (the [net] width/height lines of a temp copy; the layer sequence is
 // untouched) so the whole group stays within about a minute. Also: every stock cfg AlexeyAB
 // parses loads in mdfi under --compat alexeyab, but for the layer types mdfi does not implement.
@@ -16,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "box_parity.h"
 #include "detect.h"
 #include "layers/region.h"
 #include "layers/yolo.h"
@@ -30,131 +30,24 @@ using namespace mdfi::test;
 
 namespace {
 
-struct RefBox {
-  Box b;
-  std::vector<std::pair<int, float>> probs;
-};
-
-std::vector<RefBox> read_boxes(const std::string& path) {
-  std::vector<RefBox> v;
-  std::ifstream f(path);
-  for (std::string line; std::getline(f, line);) {
-    std::istringstream ls(line);
-    RefBox r;
-    ls >> r.b.x >> r.b.y >> r.b.w >> r.b.h;
-    for (std::string cp; ls >> cp;) r.probs.emplace_back(std::stoi(cp), std::stof(cp.substr(cp.find(':') + 1)));
-    v.push_back(r);
-  }
-  return v;
-}
-
-// mdfi's kept detections (classes above thresh after NMS) against AlexeyAB's: every box matched
-// one to one by its coordinates (1e-4; w, h over 1 within 1e-3 relative), then per class the same probability (1e-5) or the same
-// "suppressed". One exception, kept narrow: NMS visits candidates in probability order, so two
-// boxes whose probabilities for a class differ by less than the float noise between the two
-// implementations (1e-5 here; per-layer error is ~3e-6) may be visited in the other order and the
-// other one suppressed. Such a flip is accepted only as a pair: a class mdfi keeps on box A and
-// AlexeyAB on box B, with probabilities within 1e-5 of each other, or, when ties cascade over
-// three boxes (seen with Winograd's rounding on yolov7 at 128), as a class one side suppresses
-// with a box it keeps for that class at a probability within 1e-5, overlapping past the NMS
-// threshold. Everything else must agree.
-void check_boxes(const std::string& tag, const Network& net, const RunOutput& out, const std::string& ref_path,
+// The detector's boxes in two steps (test/box_parity.h): AlexeyAB's candidates before NMS
+// (get_network_boxes) against mdfi's within the layer tolerance, then AlexeyAB's own NMS (the
+// kind and beta_nms its last layer reads) run on mdfi's candidate list against mdfi's NMS on the
+// same list, score for score.
+void check_boxes(const std::string& tag, const Network& net, const RunOutput& out, const std::string& ref_dir,
                  int img_w, int img_h, float thresh, float nms) {
-  const std::vector<RefBox> ref = read_boxes(ref_path);
-  const std::vector<Detection> ours = kept_detections(net, out, img_w, img_h, thresh, nms);
-  const int classes = ours.empty() ? 0 : int(ours[0].prob.size());  // every detection has them all
-  INFO(tag << ": AlexeyAB keeps " << ref.size() << " boxes, mdfi " << ours.size());
-  CHECK(ref.size() >= 3);  // the case must exercise decoding and NMS
-  struct Flip {
-    size_t box;
-    int cls;
-    float prob;
-  };
-  std::vector<Flip> only_mdfi, only_ab;  // a class kept by one side only
-  // 1e-4; w and h of boxes larger than the image within 1e-3 relative: generated weights give
-  // some boxes hundreds of images wide (Gaussian_yolov3_BDD: h = 532), where w = exp(t) * anchor
-  // turns the head input's float noise on t into as much relative error in w.
-  auto near = [](float a, float b) { return std::fabs(a - b) <= 1e-4f; };
-  auto near_wh = [](float a, float b) { return std::fabs(a - b) <= (std::fabs(b) > 1 ? 1e-3f * std::fabs(b) : 1e-4f); };
-  std::vector<bool> used(ours.size(), false);
-  size_t matched = 0;
-  for (const RefBox& r : ref) {
-    size_t found = ours.size();
-    for (size_t i = 0; i < ours.size() && found == ours.size(); ++i) {
-      const Box& b = ours[i].bbox;
-      if (!used[i] && near(b.x, r.b.x) && near(b.y, r.b.y) && near_wh(b.w, r.b.w) && near_wh(b.h, r.b.h))
-        found = i;
-    }
-    INFO("AlexeyAB box " << r.b.x << " " << r.b.y << " " << r.b.w << " " << r.b.h);
-    CHECK(found < ours.size());
-    if (found == ours.size()) continue;
-    used[found] = true;
-    ++matched;
-    std::vector<float> theirs(size_t(classes), 0.f);
-    for (const auto& cp : r.probs) theirs[size_t(cp.first)] = cp.second;
-    for (int c = 0; c < classes; ++c) {
-      const float mine = ours[found].prob[size_t(c)] > thresh ? ours[found].prob[size_t(c)] : 0.f;
-      const float ab = theirs[size_t(c)];
-      if (mine > 0 && ab > 0) {
-        INFO("class " << c << ": mdfi " << mine << ", AlexeyAB " << ab);
-        CHECK(std::fabs(mine - ab) <= 1e-5f);
-      } else if (mine > 0) {
-        only_mdfi.push_back({found, c, mine});
-      } else if (ab > 0) {
-        only_ab.push_back({found, c, ab});
-      }
-    }
-  }
-  CHECK(matched == ours.size());  // no box of mdfi's left over
-  // A near tie can also cascade: a class one side keeps on box A is suppressed on the other side
-  // by a box that side keeps for the class with a probability within 1e-5 of A's, overlapping A
-  // past the threshold (that side visited the other box first). Accepted, and counted.
-  const float beta = nms_diou_beta(net);
-  auto overlap = [&](const Box& a, const Box& b) { return beta < 0 ? box_iou(a, b) : box_diou(a, b, beta); };
-  size_t tie_suppressed = 0;
-  auto tie_in_ours = [&](size_t box, int cls, float prob) {  // mdfi suppressed class cls on ours[box]
-    for (size_t i = 0; i < ours.size(); ++i)
-      if (i != box && ours[i].prob[size_t(cls)] > thresh && std::fabs(ours[i].prob[size_t(cls)] - prob) <= 1e-5f &&
-          overlap(ours[i].bbox, ours[box].bbox) > nms)
-        return true;
-    return false;
-  };
-  auto tie_in_ref = [&](size_t box, int cls, float prob) {  // AlexeyAB suppressed class cls on ours[box]'s twin
-    for (const RefBox& r : ref)
-      for (const auto& cp : r.probs)
-        if (cp.first == cls && cp.second > 0 && std::fabs(cp.second - prob) <= 1e-5f &&
-            overlap(r.b, ours[box].bbox) > nms && overlap(r.b, ours[box].bbox) < 1.f - 1e-6f)
-          return true;
-    return false;
-  };
-  // Pair the one-sided classes: the same class on two different boxes, near-equal probabilities.
-  // Also accepted, as narrowly: a probability within 1e-5 of the threshold itself, which the
-  // float noise puts over it on one side only (yolov4-tiny_contrastive: 0.262000 at 0.262).
-  std::vector<bool> paired(only_ab.size(), false);
-  int at_thresh = 0, pairs = int(only_mdfi.size());
-  for (size_t j = 0; j < only_ab.size(); ++j)
-    if (std::fabs(only_ab[j].prob - thresh) <= 1e-5f) paired[j] = true, ++at_thresh;
-  for (const Flip& m : only_mdfi) {
-    bool ok = std::fabs(m.prob - thresh) <= 1e-5f;
-    at_thresh += ok;
-    pairs -= ok;
-    for (size_t j = 0; j < only_ab.size() && !ok; ++j)
-      if (!paired[j] && only_ab[j].cls == m.cls && only_ab[j].box != m.box && std::fabs(only_ab[j].prob - m.prob) <= 1e-5f)
-        ok = paired[j] = true;
-    if (!ok && tie_in_ref(m.box, m.cls, m.prob)) ok = true, ++tie_suppressed;
-    INFO("class " << m.cls << " (" << m.prob << ") kept by mdfi only, with no near-tied twin AlexeyAB keeps instead");
-    CHECK(ok);
-  }
-  // One-sided classes left without a twin: a cascaded near tie, or a failure.
-  for (size_t j = 0; j < only_ab.size(); ++j) {
-    if (!paired[j] && tie_in_ours(only_ab[j].box, only_ab[j].cls, only_ab[j].prob)) paired[j] = true, ++tie_suppressed;
-    INFO("class " << only_ab[j].cls << " (" << only_ab[j].prob << ") kept by AlexeyAB only, with no near-tied twin");
-    CHECK(paired[j]);
-  }
-  WARN(tag << ": " << matched << " of " << ref.size() << " AlexeyAB boxes matched; " << pairs
-           << " near-tie NMS order flips (pairs of boxes, probabilities within 1e-5); " << tie_suppressed
-           << " classes suppressed by a near-tied box on one side only; " << at_thresh
-           << " classes within 1e-5 of the threshold kept by one side");
+  int ref_classes = 0;
+  const std::vector<Detection> ref = read_candidates(ref_dir + "/candidates.txt", &ref_classes);
+  const std::vector<Detection> ours = candidates_before_nms(net, out, img_w, img_h, thresh);
+  check_candidates(tag, ours, ref, thresh);
+  std::ifstream kind_file(ref_dir + "/nms.txt");
+  std::string kind, beta;
+  REQUIRE(kind_file >> kind >> beta);
+  check_nms_on_same_candidates(tag, net, ours, nms, ref_dir, [&](const std::string& in, const std::string& to) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", double(nms));
+    return ab_refdump_binary() + " nms '" + in + "' " + t + " " + kind + " " + beta + " '" + to + "'";
+  });
 }
 
 struct AbCase {
@@ -221,7 +114,7 @@ void ab_parity(const AbCase& c) {
                     })));
   WARN(tag << " at " << s.w << "x" << s.h << ": " << compared << " layers, max relative error " << worst << " (layer "
            << worst_layer << ")");
-  if (c.detector) check_boxes(tag, *net, run.out, dir + "/ref/detections.txt", img_w, img_h, thresh, nms);
+  if (c.detector) check_boxes(tag, *net, run.out, dir + "/ref", img_w, img_h, thresh, nms);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

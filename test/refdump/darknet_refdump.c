@@ -63,6 +63,8 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
+#include "candidates.h"
+
 static void warn(const char *fmt, ...)
 {
     va_list ap;
@@ -613,9 +615,10 @@ static int cmd_loadimage(const char *file, const char *out)
  * prepared network input): get_network_boxes for an IMG_W x IMG_H image (letterbox correction
  * for yolo/region heads; YOLOv1 detection heads are given 1 x 1, i.e. relative boxes, as
  * `darknet yolo test` does), then do_nms_sort when NMS > 0. Prints one line per detection with a
- * class above THRESH: "x y w h" then "class:prob" pairs, all %.6f. */
+ * class above THRESH: "x y w h" then "class:prob" pairs, all %.6f. With CANDIDATES_OUT, also the
+ * list before NMS there (test/refdump/candidates.h). */
 static int cmd_detect(char *cfg, char *weights, const char *input, const char *ws, const char *hs,
-                      const char *thresh_s, const char *nms_s)
+                      const char *thresh_s, const char *nms_s, const char *candidates_out)
 {
     network *net;
     npy_array in;
@@ -641,6 +644,7 @@ static int cmd_detect(char *cfg, char *weights, const char *input, const char *w
     for (i = 0; i < net->n; ++i)
         if (net->layers[i].type == YOLO || net->layers[i].type == REGION || net->layers[i].type == DETECTION)
             classes = net->layers[i].classes;
+    if (candidates_out) candidates_write(candidates_out, dets, nboxes, classes);
     if (nms > 0) do_nms_sort(dets, nboxes, classes, nms);
     for (i = 0; i < nboxes; ++i) {
         int any = 0;
@@ -655,6 +659,18 @@ static int cmd_detect(char *cfg, char *weights, const char *input, const char *w
     return 0;
 }
 
+/* do_nms_sort on a candidate list written by anyone (the tests give it mdfi's); the whole list
+ * after NMS into OUT (test/refdump/candidates.h). */
+static int cmd_nms(const char *cands, const char *thresh, const char *out)
+{
+    int n = 0, classes = 0;
+    detection *dets = candidates_read(cands, &n, &classes);
+    do_nms_sort(dets, n, classes, (float)atof(thresh));
+    candidates_write(out, dets, n, classes);
+    candidates_free(dets, n);
+    return 0;
+}
+
 static void usage(void)
 {
     fputs("usage:\n"
@@ -662,7 +678,8 @@ static void usage(void)
           "  " PROG " letterbox INPUT_IMAGE.npy W H OUT.npy\n"
           "  " PROG " resize    INPUT_IMAGE.npy W H OUT.npy\n"
           "  " PROG " loadimage IMAGE_FILE OUT.npy\n"
-          "  " PROG " detect    CFG WEIGHTS INPUT.npy IMG_W IMG_H THRESH NMS\n",
+          "  " PROG " detect    CFG WEIGHTS INPUT.npy IMG_W IMG_H THRESH NMS [CANDIDATES_OUT]\n"
+          "  " PROG " nms       CANDIDATES THRESH OUT\n",
           stderr);
 }
 
@@ -675,8 +692,9 @@ int main(int argc, char **argv)
         return cmd_resize(1, argv[2], argv[3], argv[4], argv[5]);
     if (argc >= 2 && strcmp(argv[1], "resize") == 0 && argc == 6)
         return cmd_resize(0, argv[2], argv[3], argv[4], argv[5]);
-    if (argc >= 2 && strcmp(argv[1], "detect") == 0 && argc == 9)
-        return cmd_detect(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8]);
+    if (argc >= 2 && strcmp(argv[1], "detect") == 0 && (argc == 9 || argc == 10))
+        return cmd_detect(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8], argc == 10 ? argv[9] : NULL);
+    if (argc >= 2 && strcmp(argv[1], "nms") == 0 && argc == 5) return cmd_nms(argv[2], argv[3], argv[4]);
     if (argc >= 2 && strcmp(argv[1], "loadimage") == 0 && argc == 4)
         return cmd_loadimage(argv[2], argv[3]);
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

@@ -14,6 +14,13 @@
  * image (relative boxes, LETTERBOX 0/1 as the detector's -letter_box), then the NMS the last
  * layer's nms_kind asks for (do_nms_sort or diounms_sort) when NMS > 0, as its test_detector
  * does. One line per box with a class above THRESH: "x y w h" then "class:prob" pairs, %.6f.
+ * Also OUTDIR/candidates.txt, get_network_boxes' list before NMS (test/refdump/candidates.h),
+ * and OUTDIR/nms.txt, "KIND BETA" of the last layer (NMS_KIND as a number, beta_nms).
+ *
+ *   alexeyab_refdump nms CANDIDATES THRESH KIND BETA OUT
+ *
+ * nms: AlexeyAB's NMS (do_nms_sort for KIND 0, else diounms_sort with KIND and BETA) on a
+ * candidate list written by anyone (the tests give it mdfi's), the whole list after NMS into OUT.
  * Exit status: 0 success, 1 failure (one "alexeyab_refdump: error: ..." line), 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -83,6 +90,8 @@ static float *npy_read(const char *path, size_t *count)
     return data;
 }
 
+#include "../refdump/candidates.h"
+
 static void npy_write_1d(const char *path, const float *data, long n)
 {
     char hdr[128];
@@ -119,13 +128,21 @@ static network *load(char *cfg, char *weights, const char *input, float **in)
 }
 
 /* test_detector's post-processing on the network's last forward pass, into `path`. */
-static void write_detections(network *net, const char *path, int imw, int imh, float thresh, float nms, int letter)
+static void write_detections(network *net, const char *dir, const char *path, int imw, int imh, float thresh,
+                             float nms, int letter)
 {
     layer last = net->layers[net->n - 1];
     int nboxes = 0, i, j;
+    char cpath[4096];
+    FILE *k;
     detection *dets = get_network_boxes(net, imw, imh, thresh, 0.5f, 0, 1, &nboxes, letter);
     FILE *f = fopen(path, "w");
     if (!f) die("cannot create '%s': %s", path, strerror(errno));
+    snprintf(cpath, sizeof cpath, "%s/candidates.txt", dir);
+    candidates_write(cpath, dets, nboxes, last.classes);
+    snprintf(cpath, sizeof cpath, "%s/nms.txt", dir);
+    if (!(k = fopen(cpath, "w")) || fprintf(k, "%d %a\n", (int)last.nms_kind, last.beta_nms) < 0 || fclose(k) != 0)
+        die("cannot write '%s'", cpath);
     if (nms > 0) {
         if (last.nms_kind == DEFAULT_NMS) do_nms_sort(dets, nboxes, last.classes, nms);
         else diounms_sort(dets, nboxes, last.classes, nms, last.nms_kind, last.beta_nms);
@@ -165,7 +182,7 @@ static int cmd_forward(char *cfg, char *weights, const char *input, const char *
     if (fclose(lt) != 0) die("write error on layers.txt");
     if (det) {
         snprintf(path, sizeof path, "%s/detections.txt", outdir);
-        write_detections(net, path, atoi(det[0]), atoi(det[1]), (float)atof(det[2]), (float)atof(det[3]),
+        write_detections(net, outdir, path, atoi(det[0]), atoi(det[1]), (float)atof(det[2]), (float)atof(det[3]),
                          atoi(det[4]));
     }
     printf("forward: %d layers, %d written to %s\n", net->n, written, outdir);
@@ -174,10 +191,24 @@ static int cmd_forward(char *cfg, char *weights, const char *input, const char *
     return 0;
 }
 
+static int cmd_nms(const char *cands, const char *thresh, const char *kind, const char *beta, const char *out)
+{
+    int n = 0, classes = 0;
+    detection *dets = candidates_read(cands, &n, &classes);
+    const int k = atoi(kind);
+    if (k == DEFAULT_NMS) do_nms_sort(dets, n, classes, (float)atof(thresh));
+    else diounms_sort(dets, n, classes, (float)atof(thresh), (NMS_KIND)k, strtof(beta, NULL));
+    candidates_write(out, dets, n, classes);
+    candidates_free(dets, n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 7 && strcmp(argv[1], "nms") == 0) return cmd_nms(argv[2], argv[3], argv[4], argv[5], argv[6]);
     if ((argc == 6 || argc == 11) && strcmp(argv[1], "forward") == 0)
         return cmd_forward(argv[2], argv[3], argv[4], argv[5], argc == 11 ? argv + 6 : NULL);
-    fputs("usage: " PROG " forward CFG WEIGHTS INPUT.npy OUTDIR [IMG_W IMG_H THRESH NMS LETTERBOX]\n", stderr);
+    fputs("usage: " PROG " forward CFG WEIGHTS INPUT.npy OUTDIR [IMG_W IMG_H THRESH NMS LETTERBOX]\n"
+          "       " PROG " nms CANDIDATES THRESH KIND BETA OUT\n", stderr);
     return 2;
 }
