@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -28,6 +29,7 @@
 #include "path_guard.h"
 #include "progress.h"
 #include "resume.h"
+#include "shard.h"
 #include "usage_errors.h"
 
 namespace mdfi::app {
@@ -95,7 +97,8 @@ Status draw_result_to(const ImageResult& r, Task task, const std::string& path) 
 }
 
 Status draw_result(const ImageResult& r, Task task, DrawNamer& namer) {
-  return draw_result_to(r, task, namer.name_for(r.image));
+  MDFI_ASSIGN_OR_RETURN(auto name, namer.claim(r.image));
+  return draw_result_to(r, task, name);
 }
 
 InputFiles files_read(const RunArgs& args, const ResolvedModel& m) {
@@ -113,18 +116,33 @@ Status check_outputs(const RunArgs& args, const InputFiles& read) {
   if (args.mem_report != "-") outs.push_back({args.mem_report, "--mem-report"});
   if (args.save_labels || !args.labels_dir.empty())
     for (const std::string& img : args.images) outs.push_back({label_path_for(img, args.labels_dir), "the label file"});
-  for (const auto& [path, what] : outs) MDFI_RETURN_IF_ERROR(read.check_output(path, what));
+  // Darknet's predictions.jpg is a picture rewritten by every Darknet run, as Darknet does; every
+  // other output may replace an existing picture only with --force.
+  for (const auto& [path, what] : outs)
+    MDFI_RETURN_IF_ERROR(read.check_output(path, what, args.force || path == args.predictions));
+  return Status::Ok();
+}
+
+// --resume --shard K/N: the -o file must hold this shard's records (or none), not another's.
+Status check_shard_file(const Recorded& done, const Shard& shard, const std::string& file) {
+  for (const std::string& s : done.shards)
+    if (!shard.active() || s != shard.label())
+      return Status(ErrorKind::kUsage, "--resume: " + file + " holds records of shard " + s + ", this run is " +
+                                           (shard.active() ? "shard " + shard.label() : "not sharded") +
+                                           " (give each shard its own -o file)");
   return Status::Ok();
 }
 
 // --resume: drops the inputs already recorded in the -o file; `append` says whether the file
 // already holds data (then a CSV header is not written again).
-Status skip_recorded(RunArgs& args, Format format, bool& append) {
+// Records are matched by input key (path_guard.h), not by the string given.
+Status skip_recorded(RunArgs& args, Format format, const Shard& shard, bool& append) {
   MDFI_ASSIGN_OR_RETURN(auto done, read_recorded(args.output, format));
+  MDFI_RETURN_IF_ERROR(check_shard_file(done, shard, args.output));
   append = done.file_has_data;
   std::vector<std::string> todo;
   for (std::string& p : args.images)
-    if (!done.images.count(p)) todo.push_back(std::move(p));
+    if (!done.keys.count(input_key(p))) todo.push_back(std::move(p));
   if (!verbosity().quiet)
     std::fprintf(stderr, "mdfi: --resume: %zu of %zu inputs already in %s; running the other %zu\n",
                  args.images.size() - todo.size(), args.images.size(), args.output.c_str(), todo.size());
@@ -147,6 +165,27 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     return report(Status(ErrorKind::kUsage, "--latest needs --stream PATH (it picks the newest frame of a stream)"));
   if (dash_image && (args.list == "-" || args.stream == "-"))
     return report(Status(ErrorKind::kUsage, "stdin can feed only one of: the image '-', --list -, --stream -"));
+  Shard shard;
+  if (!args.shard.empty()) {
+    if (!args.stream.empty())
+      return report(Status(ErrorKind::kUsage, "--shard splits a batch of files by their paths; a --stream is one source "
+                                              "whose frames have none (run one mdfi per stream)"));
+    auto parsed = parse_shard(args.shard, [](const char* name) {
+      const char* v = std::getenv(name);
+      return std::string(v ? v : "");
+    });
+    if (!parsed.ok()) return report(parsed.status());
+    shard = *parsed;
+  }
+  // A stream can be resumed only from a file read again from its start: its frames are then
+  // skipped up to the last one recorded. A pipe or stdin sends new frames.
+  struct stat stream_st {};
+  const bool stream_replayable = !args.stream.empty() && args.stream != "-" &&
+                                 ::stat(args.stream.c_str(), &stream_st) == 0 && S_ISREG(stream_st.st_mode);
+  if (args.resume && !args.stream.empty() && !stream_replayable)
+    return report(Status(ErrorKind::kUsage, "--resume --stream needs a regular file to read again from its first frame; " +
+                                                (args.stream == "-" ? std::string("stdin") : args.stream) +
+                                                " is a pipe or device whose frames cannot be read again"));
   // `--list -` and --stream are read as they arrive (a camera, `inotifywait -m`): their inputs
   // are not known in advance. Everything else is expanded now.
   const bool lazy = args.list == "-" || !args.stream.empty();
@@ -175,6 +214,20 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   if (!resolved.ok()) return report(resolved.status());
   InputFiles read = files_read(args, *resolved);
   if (Status st = check_outputs(args, read); !st.ok()) return report(st);
+  // --shard: this run's share of the expanded inputs (the whole list stays guarded above).
+  auto in_shard = [&shard](const std::string& p) {
+    return !shard.active() || shard_of_key(input_key(p), shard.count) == shard.index;
+  };
+  if (shard.active()) {
+    const size_t all = args.images.size();
+    std::vector<std::string> mine;
+    for (std::string& p : args.images)
+      if (in_shard(p)) mine.push_back(std::move(p));
+    args.images = std::move(mine);
+    if (!quiet && !lazy)
+      std::fprintf(stderr, "mdfi: --shard %s: %zu of %zu inputs are this shard's\n", shard.label().c_str(),
+                   args.images.size(), all);
+  }
   if (task != Task::kDetect && (!args.classes.empty() || !args.crops_dir.empty() || args.save_labels))
     return report(Status(ErrorKind::kUsage, "--classes, --crops and --save-labels are for detect"));
 
@@ -186,7 +239,14 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
                                             "is written all-or-nothing, so an interrupted run leaves nothing to resume"));
   bool append_to_data = false;
   if (args.resume) {
-    Status st = skip_recorded(args, *format, append_to_data);
+    Status st = Status::Ok();
+    if (args.stream.empty()) {
+      st = skip_recorded(args, *format, shard, append_to_data);
+    } else {  // a stream's frames are skipped as they are read again (recorded_frames below)
+      auto done = read_recorded(args.output, *format, true);
+      if (done.ok()) append_to_data = done->file_has_data;
+      st = done.status();
+    }
     if (!st.ok()) return report(st);
   }
 
@@ -200,24 +260,31 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     if (!st.ok()) return report(st);
   }
   DrawNamer namer(args.draw_dir, args.draw_ext, &read);
+  namer.guard("--draw", args.force);
   for (const std::string& d : {args.crops_dir, args.labels_dir}) {
     if (d.empty()) continue;
     Status st = make_dir(d);
     if (!st.ok()) return report(st);
   }
   DrawNamer crop_namer(args.crops_dir, args.draw_ext, &read);
+  crop_namer.guard("--crops", args.force);
 
   // --resume drops recorded inputs from the expanded list (skip_recorded) and, for `--list -`,
   // from the lines as they arrive.
+  // A stream's recorded frames are keyed "KEY#N" (resume.h).
   std::set<std::string> recorded;
-  if (args.resume && args.list == "-") {
-    auto done_before = read_recorded(args.output, *format);
+  if (args.resume && (args.list == "-" || !args.stream.empty())) {
+    auto done_before = read_recorded(args.output, *format, !args.stream.empty());
     if (!done_before.ok()) return report(done_before.status());
-    recorded = std::move(done_before->images);
+    recorded = std::move(done_before->keys);
   }
+  const std::string stream_key = args.stream.empty() ? "" : input_key(args.stream);
+  size_t frames_skipped = 0;
   auto opened_feed = args.stream.empty()
                          ? open_path_feed(args.images, args.list == "-",
-                                          [&recorded](const std::string& p) { return recorded.count(p) > 0; })
+                                          [&recorded, &in_shard](const std::string& p) {
+                                            return !in_shard(p) || recorded.count(input_key(p)) > 0;
+                                          })
                          : open_mjpeg_feed(args.stream, args.latest);
   if (!opened_feed.ok()) return report(opened_feed.status());
   InputFeed& feed = **opened_feed;
@@ -284,9 +351,21 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   const bool single = per_image || (!lazy && feed.total() == 1);
   std::unique_ptr<Arena> arena;
   size_t done = 0;
+  auto say_frames_skipped = [&, said = false]() mutable {
+    if (said || !frames_skipped || quiet) return;
+    said = true;
+    std::fprintf(stderr, "mdfi: --resume: %zu frames of %s were already in %s; skipped\n", frames_skipped,
+                 args.stream.c_str(), args.output.c_str());
+  };
   FeedItem item;
   for (size_t i = 0; !interrupt_signal() && feed.next(item); ++i) {
     const std::string& path = item.name;
+    if (!recorded.empty() && item.frame >= 0 && recorded.count(stream_key + "#" + std::to_string(item.frame))) {
+      ++frames_skipped;  // --resume: this frame's record is in the file already
+      --i;               // (wraps at 0; the loop's ++i brings it back)
+      continue;
+    }
+    say_frames_skipped();
     if (lazy && !item.bytes && item.error.ok()) {  // a path read from stdin: never an output of this run
       InputFiles this_one;
       this_one.add(path);
@@ -294,6 +373,10 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     }
     ImageResult rec;
     rec.image = path;
+    if (shard.active()) {
+      rec.key = input_key(path);
+      rec.shard = shard.label();
+    }
     rec.frame = item.frame;
     rec.read_at = item.read_at;
     rec.skipped = item.skipped;
@@ -363,8 +446,11 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
       if (!args.draw_dir.empty()) st = draw_result(rec, task, namer);
       if (st.ok() && !args.predictions.empty()) st = draw_result_to(rec, task, args.predictions);
       if (st.ok() && !args.crops_dir.empty()) st = write_crops(rec, crop_namer);
-      if (st.ok() && (args.save_labels || !args.labels_dir.empty()))
-        st = write_label_file(label_path_for(path, args.labels_dir), rec);
+      if (st.ok() && (args.save_labels || !args.labels_dir.empty())) {
+        const std::string label = label_path_for(path, args.labels_dir);
+        st = read.check_output(label, "the label file", args.force);
+        if (st.ok()) st = write_label_file(label, rec);
+      }
       if (!st.ok()) {
         progress.finish();
         out.abandon();
@@ -397,6 +483,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     progress.update(i + 1, path, run->ms, stats.sum_ms / double(stats.ok));
   }
   progress.finish();
+  say_frames_skipped();
   if (!feed.error().ok()) {
     out.abandon();
     return report(feed.error());
@@ -429,10 +516,15 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
   if (sig) {
     const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
     if (!quiet) print_summary(stderr, stats, peak_rss_bytes());
-    std::fprintf(stderr, "mdfi: interrupted by %s after %zu of %zu images; %s\n", name, done, stats.total,
-                 !to_file ? "the records above are complete"
-                 : line_format ? ("rerun with --resume to finish " + args.output).c_str()
-                               : ("a JSON array is all-or-nothing: nothing was written to " + args.output).c_str());
+    const std::string then =
+        !to_file ? "the records above are complete"
+        : !line_format ? "a JSON array is all-or-nothing: nothing was written to " + args.output
+        : !args.stream.empty() && !stream_replayable
+            ? "the frames done are in " + args.output + "; " + (args.stream == "-" ? std::string("stdin") : args.stream) +
+                  " is a pipe whose frames cannot be read again, so there is nothing to resume"
+            : "rerun with --resume to finish " + args.output;
+    std::fprintf(stderr, "mdfi: interrupted by %s after %zu of %zu %s; %s\n", name, done, stats.total,
+                 args.stream.empty() ? "images" : "frames", then.c_str());
     return 128 + sig;
   }
   if (!quiet) print_summary(stderr, stats, peak_rss_bytes());

@@ -300,12 +300,14 @@ Action add_gen_weights_command(CLI::App& app) {
   cmd->add_option("--output,-o", *out, "weights file to write")->required();
   cmd->add_option("--seed", *seed, "random seed")->capture_default_str();
   cmd->add_flag("--old-header", *old_header, "write the old 16-byte header (version 0.1, 32-bit seen)");
-  return [args, out, seed, old_header]() {
+  auto force = std::make_shared<bool>(false);
+  cmd->add_flag("--force", *force, "let -o replace an existing picture (never the cfg it reads)");
+  return [args, out, seed, old_header, force]() {
     auto m = resolve_model(*args, nullptr, false);
     if (!m.ok()) return report(m.status());
     InputFiles read;
     read.add(m->cfg_path);
-    Status guard = read.check_output(*out, "-o");
+    Status guard = read.check_output(*out, "-o", *force);
     if (!guard.ok()) return report(guard);
     auto net = build_model(*m, *args);
     if (!net.ok()) return report(net.status());

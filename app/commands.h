@@ -19,6 +19,7 @@ Action add_classify_command(CLI::App& app);
 Action add_models_command(CLI::App& app);
 Action add_bench_command(CLI::App& app);  // cmd_bench.cpp
 Action add_devices_command(CLI::App& app);  // cmd_devices.cpp (OpenCL)
+Action add_merge_command(CLI::App& app);    // cmd_merge.cpp (JSONL results of several runs)
 
 // Global verbosity from -q / -v.
 struct Verbosity {

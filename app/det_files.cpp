@@ -84,7 +84,8 @@ Status write_crops(const ImageResult& r, DrawNamer& namer) {
     std::string cls = d.name;
     for (char& c : cls)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
-    MDFI_RETURN_IF_ERROR(write_canvas(crop, namer.name_for(r.image, "_" + std::to_string(i) + "_" + cls)));
+    MDFI_ASSIGN_OR_RETURN(auto name, namer.claim(r.image, "_" + std::to_string(i) + "_" + cls));
+    MDFI_RETURN_IF_ERROR(write_canvas(crop, name));
   }
   return Status::Ok();
 }

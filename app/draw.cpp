@@ -176,4 +176,10 @@ std::string DrawNamer::name_for(const std::string& input, const std::string& suf
   }
 }
 
+Result<std::string> DrawNamer::claim(const std::string& input, const std::string& suffix) {
+  std::string name = name_for(input, suffix);
+  MDFI_RETURN_IF_ERROR(refuse_picture(name, what_, force_));
+  return name;
+}
+
 }  // namespace mdfi::app

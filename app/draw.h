@@ -54,11 +54,21 @@ class DrawNamer {
   DrawNamer(std::string dir, std::string ext, const InputFiles* inputs = nullptr)
       : dir_(std::move(dir)), ext_(std::move(ext)), inputs_(inputs) {}
   std::string name_for(const std::string& input, const std::string& suffix = "");
+  // name_for, refused (a usage error naming `what_` and the file) when that name is an
+  // existing picture this run did not write and --force is off: a rerun into the same folder
+  // does not silently replace photos kept there.
+  Result<std::string> claim(const std::string& input, const std::string& suffix = "");
+  void guard(const char* what, bool force) {
+    what_ = what;
+    force_ = force;
+  }
 
  private:
   std::string dir_, ext_;
   const InputFiles* inputs_;
   std::set<std::string> used_;
+  const char* what_ = "--draw";
+  bool force_ = true;
 };
 
 // Encodes by the extension of `path` (.png, else JPEG quality 90), via a temporary file renamed

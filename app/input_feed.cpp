@@ -39,7 +39,6 @@ class PathFeed final : public InputFeed {
       const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
       if (b == std::string::npos || line[b] == '#') continue;
       line = line.substr(b, e - b + 1);
-      if (skip_ && skip_(line)) continue;
       std::istringstream none;
       auto expanded = expand_inputs({line}, "", none);
       if (!expanded.ok()) {  // an unreadable directory named on a line: that line's error record
@@ -48,7 +47,8 @@ class PathFeed final : public InputFeed {
         item.error = expanded.status();
         return true;
       }
-      items_.insert(items_.end(), expanded->begin(), expanded->end());
+      for (std::string& p : *expanded)
+        if (!skip_ || !skip_(p)) items_.push_back(std::move(p));
     }
     if (items_.empty()) return false;
     item = FeedItem{};

@@ -40,7 +40,7 @@ class InputFeed {
 // Paths already expanded (command line, directories, a --list file), then, with `read_stdin`
 // (`--list -`), paths read from stdin line by line as lines arrive, so a slow producer gets each
 // record at once. Lines are trimmed; blank ones and `#` comments are skipped, as in list files;
-// a directory on a line is expanded; `skip(path)` drops a line (--resume).
+// a directory on a line is expanded; `skip(path)` drops a path read from stdin (--resume, --shard).
 Result<std::unique_ptr<InputFeed>> open_path_feed(std::vector<std::string> paths, bool read_stdin,
                                                   std::function<bool(const std::string&)> skip);
 

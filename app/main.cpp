@@ -38,7 +38,8 @@ static const char* kFooter =
     "Exit codes:\n"
     "  0  every image succeeded\n"
     "  1  the run could not start or failed as a whole (model, weights, backend, output file)\n"
-    "  2  usage error (bad option, bad value, no inputs)\n"
+    "  2  usage error (bad option, bad value, no inputs, an output over an input or, without\n"
+    "     --force, over an existing picture)\n"
     "  3  the run finished but at least one input image failed (also when all of them did)\n"
     "  4  the predicted peak memory is over the budget (--max-mem)\n"
     "  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM: the batch stopped after the image in\n"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
       {"models", add_models_command(app)},     {"info", add_info_command(app)},
       {"plan", add_plan_command(app)},         {"gen-weights", add_gen_weights_command(app)},
       {"devices", add_devices_command(app)},   {"bench", add_bench_command(app)},
+      {"merge", add_merge_command(app)},
   };
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
   // A Darknet command line becomes the mdfi command it stands for.

@@ -15,6 +15,10 @@ static double rounded(double v, double scale = 1e6) { return std::round(v * scal
 nlohmann::ordered_json record_to_json(const ImageResult& r, Task task) {
   nlohmann::ordered_json j;
   j["image"] = r.image;
+  if (!r.shard.empty()) {
+    j["path"] = r.key;
+    j["shard"] = r.shard;
+  }
   if (r.frame >= 0) {
     j["frame"] = r.frame;
     j["read_at"] = rounded(r.read_at, 1e3);

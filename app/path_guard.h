@@ -24,8 +24,9 @@ class InputFiles {
   }
   // True when writing `path` would replace (or write through) one of the inputs.
   bool is_input(const std::string& path) const;
-  // A usage error naming `what` (e.g. "-o") when `path` is an input; Ok otherwise.
-  Status check_output(const std::string& path, const char* what) const;
+  // A usage error naming `what` (e.g. "-o") when `path` is an input, or (unless `force`) an
+  // existing picture (is_picture_file); Ok otherwise.
+  Status check_output(const std::string& path, const char* what, bool force = false) const;
 
  private:
   std::set<std::pair<dev_t, ino_t>> ids_;
@@ -35,5 +36,20 @@ class InputFiles {
 // The absolute path with symlinks of the existing part resolved ("/a/b/new.json" for a file
 // that does not exist yet in /a/b); "" when even the directory cannot be resolved.
 std::string canonical_path(const std::string& path);
+
+// The key that names an input across runs and machines (--resume, --shard, `mdfi merge`): the
+// absolute path with its directories' symlinks, `.` and `..` resolved and the file's own name
+// kept as given, so `batch/a.jpg`, `./batch/a.jpg` and `/abs/batch/a.jpg` are one input, while a
+// symlink farm's `img1.jpg -> dog.jpg` stays an input of its own. "-" stays "-".
+std::string input_key(const std::string& path);
+
+// True when `path` is an existing regular file whose first bytes are a picture's signature:
+// JPEG (FF D8 FF), PNG, GIF, BMP, TIFF, WebP (RIFF....WEBP), PNM (P1-P7), HEIF/AVIF (ftyp).
+bool is_picture_file(const std::string& path);
+
+// A usage error when writing `path` would replace an existing picture and `force` is off:
+// "`what` PATH is an existing JPEG picture (not written by mdfi); refusing to replace it
+// (--force replaces it)".
+Status refuse_picture(const std::string& path, const char* what, bool force);
 
 }  // namespace mdfi::app

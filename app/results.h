@@ -26,6 +26,8 @@ struct ClassRecord {
 
 struct ImageResult {
   std::string image;  // the path as given
+  std::string key;    // --shard runs: the input key (path_guard.h), written as "path"
+  std::string shard;  // --shard runs: "K/N"
   bool ok = true;
   std::string error;  // set when !ok
   int width = 0, height = 0;

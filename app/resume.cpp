@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "path_guard.h"
+
 namespace mdfi::app {
 
 namespace {
@@ -53,7 +55,17 @@ std::string csv_first_field(const std::string& t, size_t& pos) {
 
 }  // namespace
 
-Result<Recorded> read_recorded(const std::string& path, Format format) {
+std::string record_key(const std::string& image, bool stream) {
+  if (stream) {
+    const size_t hash = image.find_last_of('#');
+    if (hash != std::string::npos && hash + 1 < image.size() &&
+        image.find_first_not_of("0123456789", hash + 1) == std::string::npos)
+      return input_key(image.substr(0, hash)) + image.substr(hash);
+  }
+  return input_key(image);
+}
+
+Result<Recorded> read_recorded(const std::string& path, Format format, bool stream) {
   Recorded r;
   std::ifstream f(path, std::ios::binary);
   if (!f) return r;
@@ -78,7 +90,11 @@ Result<Recorded> read_recorded(const std::string& path, Format format) {
       if (j.is_discarded() || !j.is_object() || !j.contains("image") || !j["image"].is_string())
         return Result<Recorded>(ErrorKind::kUsage, path + ": --resume: a line is not an mdfi JSONL record: " +
                                                        line.substr(0, 80));
-      r.images.insert(j["image"].get<std::string>());
+      if (j.contains("path") && j["path"].is_string())
+        r.keys.insert(j["path"].get<std::string>());
+      else
+        r.keys.insert(record_key(j["image"].get<std::string>(), stream));
+      if (j.contains("shard") && j["shard"].is_string()) r.shards.insert(j["shard"].get<std::string>());
     }
   } else if (format == Format::kCsv) {
     size_t pos = 0;
@@ -90,7 +106,7 @@ Result<Recorded> read_recorded(const std::string& path, Format format) {
         header = false;
         continue;
       }
-      r.images.insert(img);
+      r.keys.insert(record_key(img, stream));
     }
   } else if (format == Format::kText) {
     // "PATH:" starts a record, "PATH: error: why" is a failed one; box and class lines are
@@ -99,11 +115,11 @@ Result<Recorded> read_recorded(const std::string& path, Format format) {
     std::string line;
     while (std::getline(lines, line)) {
       if (!line.empty() && line.back() == ':') {
-        r.images.insert(line.substr(0, line.size() - 1));
+        r.keys.insert(record_key(line.substr(0, line.size() - 1), stream));
         continue;
       }
       const size_t e = line.rfind(": error: ");
-      if (e != std::string::npos && line.find('%') == std::string::npos) r.images.insert(line.substr(0, e));
+      if (e != std::string::npos && line.find('%') == std::string::npos) r.keys.insert(record_key(line.substr(0, e), stream));
     }
   } else {
     return Result<Recorded>(ErrorKind::kUsage, "--resume needs a line format (--format jsonl, csv or text): a JSON "

@@ -58,6 +58,8 @@ struct RunArgs {
   bool save_labels = false;      // --save-labels: YOLO label files beside the images (AlexeyAB's rule)
   std::string labels_dir;        // --labels-dir DIR: the label files there instead
   bool resume = false;           // --resume: skip inputs already recorded in the -o file
+  std::string shard;             // --shard K/N|auto|auto/N: this run's share of the inputs (shard.h)
+  bool force = false;            // --force: outputs may replace existing pictures (never an input)
   // Set by the Darknet command lines (darknet_cli.h) through hidden options:
   bool darknet_text = false;     // Darknet's text layout on stdout
   bool ext_output = false;       // -ext_output: boxes in that layout

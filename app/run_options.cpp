@@ -57,6 +57,15 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
                "skip the inputs already recorded in the -o FILE of an earlier, interrupted run and append the rest "
                "(text, jsonl, csv)")
       ->group(out);
+  cmd.add_option("--shard", args.shard,
+                 "K/N: run only shard K of N (from 1) of the inputs, split by a fixed hash of each input's canonical "
+                 "path, so N machines running the same list cover every input once; auto: K and N from a Slurm job "
+                 "array or a Kubernetes indexed Job (auto/N or MDFI_SHARD_COUNT there)")
+      ->group(out);
+  cmd.add_flag("--force", args.force,
+               "let outputs (-o, --mem-report=FILE, --mem-plot, label files, --draw, --crops) replace existing "
+               "pictures (an input is never replaced)")
+      ->group(out);
   cmd.add_option("--draw", args.draw_dir,
                  task == Task::kDetect ? "write each image with boxes and labels as DIR/<stem>.<ext>"
                                        : "write each image with its top classes as DIR/<stem>.<ext>")
