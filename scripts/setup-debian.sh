@@ -13,6 +13,7 @@ PKGS=(
   darknet            # reference implementation for the parity tests (libdarknet.so)
   heaptrack time     # memory benchmarks
   python3            # test helpers
+  parallel           # the "Many machines" recipe of app/README.md (GNU parallel), run by a [cli] test
   strace curl        # install tests: which files a copied mdfi opens; get-weights.sh via file:// mirrors
   clang libclang-rt-14-dev  # libFuzzer + sanitizer runtimes for scripts/fuzz.sh
 )
