@@ -40,9 +40,11 @@ void check_candidates(const std::string& tag, const std::vector<Detection>& ours
 
 // Step 2. `reference_nms(in, out)` returns the shell command that runs the reference's NMS on
 // the candidate file `in` and writes the list after NMS to `out`. Returns how many (candidate,
-// class) scores NMS suppressed, so a caller can require that the case exercised it.
+// class) scores NMS suppressed; with `must_suppress` (generated weights, hundreds of candidates)
+// a case where it suppressed none fails, since it would not have exercised NMS.
 size_t check_nms_on_same_candidates(const std::string& tag, const Network& net, const std::vector<Detection>& ours,
                                     float nms_thresh, const std::string& dir,
-                                    const std::function<std::string(const std::string&, const std::string&)>& reference_nms);
+                                    const std::function<std::string(const std::string&, const std::string&)>& reference_nms,
+                                    bool must_suppress = true);
 
 }  // namespace mdfi::test

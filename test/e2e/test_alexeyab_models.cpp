@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "box_parity.h"
 #include "detect.h"
 #include "executor.h"
 #include "image.h"
@@ -64,8 +65,10 @@ struct Model {
 };
 
 // Runs the model on one image the way `mdfi detect` does (compat auto) and returns what it finds.
+// Also checks mdfi's NMS against the reference's on this image's candidates (test/box_parity.h)
+// when the reference helper is built.
 std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string& image, float thresh, int* img_w,
-                          int* img_h) {
+                          int* img_h, const std::string& cfg) {
   MemoryTracker mem;
   auto im = load_image_u8(image, mem);
   REQUIRE(im.ok());
@@ -82,6 +85,19 @@ std::vector<Found> detect(const Network& net, WeightsFile& wf, const std::string
   opt.thresh = thresh;
   std::vector<Detection> dets = network_detections(net, *out, *img_w, *img_h, opt);
   const int classes = dets.empty() ? 0 : int(dets[0].prob.size());
+  // The NMS of the compat in force: AlexeyAB's (kind and beta_nms as its parser reads the cfg),
+  // or pjreddie's do_nms_sort.
+  const bool ab = net.net.compat == Compat::kAlexeyAB;
+  const std::string helper = ab ? ab_refdump_binary() : refdump_binary();
+  if (!helper.empty() && !dets.empty()) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", double(opt.nms));
+    check_nms_on_same_candidates(image, net, dets, opt.nms, tmp_dir("models_nms"),
+                                 [&](const std::string& in, const std::string& to) {
+                                   return ab ? helper + " nms-cfg '" + cfg + "' '" + in + "' " + t + " '" + to + "'"
+                                             : helper + " nms '" + in + "' " + t + " '" + to + "'";
+                                 }, false);
+  }
   network_nms(net, dets, classes, opt.nms);
   return collect_found(dets, *img_w, *img_h, opt.thresh);
 }
@@ -105,7 +121,7 @@ void check_model(const Model& m) {
   for (const char* img : m.images) {
     int iw = 0, ih = 0;
     const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), m.thresh,
-                                              &iw, &ih);
+                                              &iw, &ih, dir + "/" + m.name + ".cfg");
     const std::vector<RefObject> want = reference_objects(ref, "######## A2)", std::string("images/") + img + ".png");
     INFO(m.name << " on " << img << ".png: " << found.size() << " found, " << want.size() << " in the reference");
     CHECK(found.size() == want.size());
@@ -162,7 +178,7 @@ void check_model_pjreddie(const Model& m, const char* names_file) {
     }
     int iw = 0, ih = 0;
     const std::vector<Found> found = detect(*net, *wf, shared_path(std::string("models/images/") + img + ".png"), m.thresh,
-                                              &iw, &ih);
+                                              &iw, &ih, dir + "/" + m.name + ".cfg");
     INFO(m.name << " (pjreddie) on " << img << ".png");
     CHECK(found.size() == want.size());
     std::vector<bool> used(found.size(), false);

@@ -21,6 +21,10 @@
  *
  * nms: AlexeyAB's NMS (do_nms_sort for KIND 0, else diounms_sort with KIND and BETA) on a
  * candidate list written by anyone (the tests give it mdfi's), the whole list after NMS into OUT.
+ *
+ *   alexeyab_refdump nms-cfg CFG CANDIDATES THRESH OUT
+ *
+ * nms-cfg: the same, with KIND and BETA as AlexeyAB's parser reads them from CFG's last layer.
  * Exit status: 0 success, 1 failure (one "alexeyab_refdump: error: ..." line), 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -203,12 +207,28 @@ static int cmd_nms(const char *cands, const char *thresh, const char *kind, cons
     return 0;
 }
 
+network parse_network_cfg_custom(char *filename, int batch, int time_steps); /* src/parser.h */
+void free_network(network net);
+
+static int cmd_nms_cfg(char *cfg, const char *cands, const char *thresh, const char *out)
+{
+    network net = parse_network_cfg_custom(cfg, 1, 1);
+    char kind[16], beta[64];
+    if (net.n <= 0) die("'%s' has no layers", cfg);
+    snprintf(kind, sizeof kind, "%d", (int)net.layers[net.n - 1].nms_kind);
+    snprintf(beta, sizeof beta, "%a", net.layers[net.n - 1].beta_nms);
+    free_network(net);
+    return cmd_nms(cands, thresh, kind, beta, out);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 6 && strcmp(argv[1], "nms-cfg") == 0) return cmd_nms_cfg(argv[2], argv[3], argv[4], argv[5]);
     if (argc == 7 && strcmp(argv[1], "nms") == 0) return cmd_nms(argv[2], argv[3], argv[4], argv[5], argv[6]);
     if ((argc == 6 || argc == 11) && strcmp(argv[1], "forward") == 0)
         return cmd_forward(argv[2], argv[3], argv[4], argv[5], argc == 11 ? argv + 6 : NULL);
     fputs("usage: " PROG " forward CFG WEIGHTS INPUT.npy OUTDIR [IMG_W IMG_H THRESH NMS LETTERBOX]\n"
-          "       " PROG " nms CANDIDATES THRESH KIND BETA OUT\n", stderr);
+          "       " PROG " nms CANDIDATES THRESH KIND BETA OUT\n"
+          "       " PROG " nms-cfg CFG CANDIDATES THRESH OUT\n", stderr);
     return 2;
 }
