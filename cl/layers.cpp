@@ -35,12 +35,22 @@ bool plain_conv(const Layer& l) {
   return c.dilation == 1 && c.share_from < 0;
 }
 
+// maxpool.cl takes the maximum over a window of one channel, not AlexeyAB's maxpool_depth.
+bool spatial_maxpool(const Layer& l) { return !static_cast<const MaxPoolLayer&>(l).depth; }
+// shortcut.cl adds one source with pjreddie's rule (alpha, beta, sampling across sizes). AlexeyAB's
+// form agrees with it only as the plain residual add: one source of the output's shape, no weights.
+bool two_way_shortcut(const Layer& l) {
+  const auto& s = static_cast<const ShortcutLayer&>(l);
+  return !s.alexeyab || (s.sources.size() == 2 && s.nweights == 0 && s.source_shapes[1] == s.out &&
+                         s.alpha == 1 && s.beta == 1);
+}
+
 const Kernel kKernels[] = {
     {"conv", &DeviceLayers::conv, &plain_conv, true},
-    {"max", &DeviceLayers::maxpool, nullptr, false},
+    {"max", &DeviceLayers::maxpool, &spatial_maxpool, false},
     {"upsample", &DeviceLayers::upsample, &not_reverse, false},
     {"route", &DeviceLayers::route, nullptr, false},
-    {"res", &DeviceLayers::shortcut, nullptr, false},
+    {"res", &DeviceLayers::shortcut, &two_way_shortcut, false},
     {"yolo", &DeviceLayers::yolo, nullptr, false},
 };
 
@@ -153,12 +163,18 @@ Status DeviceLayers::upsample(const Layer& layer, const std::vector<const DevBuf
 
 Status DeviceLayers::route(const Layer& layer, const std::vector<const DevBuf*>& inputs, const DevBuf& out,
                            const ConvWeights*) {
+  // AlexeyAB's groups/group_id: each source contributes its group_id-th of `groups` equal
+  // channel slices (RouteLayer::forward), which is one contiguous range of it in CHW.
+  const auto* r = static_cast<const RouteLayer*>(&layer);
   size_t off = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const size_t bytes = layer.source_shapes[i].bytes();
-    MDFI_RETURN_IF_ERROR(rt_.copy(*inputs[i], 0, out, off, bytes));
+    const size_t bytes = layer.source_shapes[i].bytes() / size_t(r->groups);
+    MDFI_RETURN_IF_ERROR(rt_.copy(*inputs[i], bytes * size_t(r->group_id), out, off, bytes));
     off += bytes;
   }
+  if (off != layer.out.bytes())
+    return Status(ErrorKind::kInternal, "route on the device: sources give " + std::to_string(off) + " bytes for an output of " +
+                                            std::to_string(layer.out.bytes()));
   return Status::Ok();
 }
 
