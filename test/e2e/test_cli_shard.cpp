@@ -422,12 +422,16 @@ TEST_CASE("cli #41.4: --resume keys on canonical paths; a stream file resumes at
   CHECK(pipe.exit_code == 2);
   CHECK(pipe.err.find("cannot be read again") != std::string::npos);
   // (The read in progress restarts after the signal; the producer's end lets the run stop.)
+  ::unlink((dir + "/p.jsonl").c_str());
   const std::string fifo = dir + "/cam.fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
   auto stopped = run_command("(cat " + q(dir + "/cam.mjpg") + "; sleep 3) > " + q(fifo) + " & " + bin() + " detect" +
                              det_args() + "--format jsonl -o " + q(dir + "/p.jsonl") + " --stream " + q(fifo) +
                              " & p=$!; t=0; "
-                             "until [ $(( 0x$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$p/status 2>/dev/null || echo 0) & 2 )) -ne 0 ] "
+                             // Signalled once a record is in the file: mdfi itself is running
+                             // then, its handler in place (a check of /proc/PID/status alone
+                             // can see the shell's child before it has become mdfi).
+                             "until [ \"$(cat " + q(dir + "/p.jsonl") + " 2>/dev/null | wc -l)\" -ge 1 ] "
                              "|| [ $t -ge 1500 ]; do sleep 0.02; t=$((t+1)); done; kill -INT $p; wait $p");
   INFO(stopped.err);
   CHECK(stopped.exit_code == 130);
