@@ -225,6 +225,11 @@ class JpegRows final : public RowDecoder {
     // mode the setup (and its coefficient buffer, counted) comes first and the data is read
     // on the first row, after the caller has checked the budget.
     progressive_ = jpeg_has_multiple_scans(&s.cinfo);
+    // A progressive file (its coefficients) and an EXIF rotation (its pixels) hold the whole
+    // image: the whole-image limit applies, not the row decoder's.
+    if ((progressive_ || *orientation != 1) && opt.max_pixels == 0 &&
+        (long long)image_w_ * image_h_ > kMaxImagePixels)
+      return pixel_limit_error(image_, image_w_, image_h_, kMaxImagePixels, false, true);
     if (progressive_ && opt.max_working_bytes) {
       // Its whole DCT coefficient buffer (jdcoefct.c: each component's blocks, rounded up to its
       // sampling factors, 128 bytes each) is allocated by jpeg_start_decompress: refused first.
@@ -297,7 +302,7 @@ Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, con
   MDFI_RETURN_IF_ERROR(dec->open(src.file, opt, &fallback, &orientation));
   if (fallback) {
     dec.reset();
-    return open_stb_decoder(src, mem);
+    return open_stb_decoder(src, mem, opt.max_pixels);
   }
   std::unique_ptr<RowDecoder> rows = std::move(dec);
   if (orientation != 1) return rotate_rows(std::move(rows), orientation, mem);

@@ -17,7 +17,8 @@ namespace {
 // working_bytes() is an upper bound: the file, plus 12 bytes per pixel.
 class WholeRows final : public RowDecoder {
  public:
-  WholeRows(std::FILE* fp, std::string name, MemoryTracker& mem) : fp_(fp), image_(std::move(name)), mem_(mem) {
+  WholeRows(std::FILE* fp, std::string name, MemoryTracker& mem, long long max_pixels)
+      : fp_(fp), image_(std::move(name)), mem_(mem), max_pixels_(max_pixels) {
     name_ = "stb_image";
   }
   Status open(int w, int h, int64_t file_bytes) {
@@ -28,7 +29,7 @@ class WholeRows final : public RowDecoder {
   }
   Status read_row(uint8_t* rgb) override {
     if (next_ == 0) {
-      MDFI_ASSIGN_OR_RETURN(auto im, decode_image_u8(fp_, image_, mem_));
+      MDFI_ASSIGN_OR_RETURN(auto im, decode_image_u8(fp_, image_, mem_, max_pixels_));
       if (im.w != w_ || im.h != h_)
         return Status(ErrorKind::kImage, image_ + ": decoded size differs from the header's");
       im_ = std::move(im);
@@ -41,6 +42,7 @@ class WholeRows final : public RowDecoder {
   std::FILE* fp_;
   std::string image_;
   MemoryTracker& mem_;
+  long long max_pixels_;
   ImageU8 im_;
   int next_ = 0;
 };
@@ -100,11 +102,11 @@ class RotatedRows final : public RowDecoder {
 
 }  // namespace
 
-Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem) {
+Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels) {
   int w = 0, h = 0;
   int64_t bytes = 0;
-  MDFI_RETURN_IF_ERROR(stb_header(src.file, src.name, &w, &h, &bytes));
-  auto rows = std::make_unique<WholeRows>(src.file, src.name, mem);
+  MDFI_RETURN_IF_ERROR(stb_header(src.file, src.name, &w, &h, &bytes, max_pixels));
+  auto rows = std::make_unique<WholeRows>(src.file, src.name, mem, max_pixels);
   MDFI_RETURN_IF_ERROR(rows->open(w, h, bytes));
   return std::unique_ptr<RowDecoder>(std::move(rows));
 }

@@ -35,23 +35,35 @@ class ImageU8 {
   const unsigned char* pixels() const { return pixels_; }
 
  private:
-  friend Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem);
+  friend Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem,
+                                         long long max_pixels);
   unsigned char* pixels_ = nullptr;
   MemoryTracker* mem_ = nullptr;
 };
 
-// Images with more pixels than this are refused from their header, before decoding.
+// Images with more pixels than their decoder's limit are refused from their header, before
+// decoding (--max-pixels, DecodeOptions::max_pixels, replaces both). The decoders that hold the
+// whole image (stb_image's formats, interlaced PNG, progressive JPEG's coefficients) need 3 to
+// 12 bytes a pixel, so they stop at 64 megapixels; libjpeg's and libpng's row decoders hold a
+// few rows whatever the size, so a 200-megapixel phone photo passes with room to spare.
 constexpr long long kMaxImagePixels = 64LL * 1000 * 1000;
+constexpr long long kMaxRowImagePixels = 1000LL * 1000 * 1000;
+// The refusal: "PATH: image header says WxH (N megapixels), over ..., refused before decoding".
+// `limit` is what applied; `chosen` whether --max-pixels set it (else the decoder's default).
+Status pixel_limit_error(const std::string& path, long long w, long long h, long long limit, bool chosen, bool whole);
 
 Result<ImageU8> load_image_u8(const std::string& path, MemoryTracker& mem);
 // The size an image's header declares against kMaxImagePixels and the stream's length (a
 // 20-byte file claiming 55 megapixels is a decompression bomb); no decoder runs.
-Status check_image_header(std::FILE* fp, const std::string& name);
+Status check_image_header(std::FILE* fp, const std::string& name, long long max_pixels = kMaxImagePixels,
+                          bool chosen = false, bool whole = true);
 // stb_image's header read (what decode_image_u8 checks first), without decoding: the size and
 // the stream's length in bytes.
-Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes);
+// max_pixels 0: kMaxImagePixels.
+Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes, long long max_pixels = 0);
 // The same from an open stream (read from its start): stb_image's whole-image decode.
-Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem);
+// max_pixels 0: kMaxImagePixels.
+Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& name, MemoryTracker& mem, long long max_pixels = 0);
 Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem);  // float planar copy
 Result<Image> make_image(int w, int h, int c, MemoryTracker& mem, MemCategory cat = MemCategory::kOther);
 Result<Image> resize_image(const Image& im, int w, int h, MemoryTracker& mem);

@@ -115,21 +115,28 @@ static bool stream_size(std::FILE* fp, int64_t* size) {
   return *size >= 0;
 }
 
+Status pixel_limit_error(const std::string& path, long long w, long long h, long long limit, bool chosen, bool whole) {
+  char mp[32];
+  std::snprintf(mp, sizeof mp, "%.1f", double(w) * double(h) / 1e6);
+  std::string why = std::to_string(limit / 1000000) + " megapixels";
+  why = chosen ? "the --max-pixels limit of " + why
+               : "the limit of " + why + (whole ? " for images decoded whole" : "") + " (--max-pixels raises it)";
+  return Status(ErrorKind::kImage, path + ": image header says " + std::to_string(w) + "x" + std::to_string(h) + " (" +
+                                       mp + " megapixels), over " + why + "; refused before decoding");
+}
+
 // The header's size against the pixel limit and the file's size, before any decoder runs.
-static Status check_declared_size(std::FILE* fp, const std::string& path, bool have_stat, int64_t file_size) {
+static Status check_declared_size(std::FILE* fp, const std::string& path, bool have_stat, int64_t file_size,
+                                  long long max_pixels, bool chosen, bool whole) {
   // Our own header read first: stb refuses some huge headers itself but then reports only
   // "unknown image type" after trying every other format.
   const DeclaredSize declared = probe_image_size(fp);
   // Each side is checked first: two 32-bit PNG sides overflow even an int64 product.
-  if (declared.known && (declared.w <= 0 || declared.h <= 0 || declared.w > kMaxImagePixels ||
-                         declared.h > kMaxImagePixels || declared.w * declared.h > kMaxImagePixels))
+  if (declared.known && (declared.w <= 0 || declared.h <= 0))
     return Status(ErrorKind::kImage, path + ": image header says " + std::to_string(declared.w) + "x" +
-                                                  std::to_string(declared.h) + ", " +
-                                                  (declared.w <= 0 || declared.h <= 0
-                                                       ? std::string("an empty image")
-                                                       : "over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
-                                                             " megapixels") +
-                                                  "; refused before decoding");
+                                         std::to_string(declared.h) + ", an empty image; refused before decoding");
+  if (declared.known && (declared.w > max_pixels || declared.h > max_pixels || declared.w * declared.h > max_pixels))
+    return pixel_limit_error(path, declared.w, declared.h, max_pixels, chosen, whole);
   // No image format packs more than ~10,000 pixels into a byte (deflate tops out near 1032:1 on
   // 1-bit pixels, GIF's LZW near 11,000:1), so a 20-byte file claiming 55 megapixels is a
   // decompression bomb: stb would allocate and clear ~0.5 GB and spend seconds before failing.
@@ -141,16 +148,18 @@ static Status check_declared_size(std::FILE* fp, const std::string& path, bool h
   return Status::Ok();
 }
 
-Status check_image_header(std::FILE* fp, const std::string& name) {
+Status check_image_header(std::FILE* fp, const std::string& name, long long max_pixels, bool chosen, bool whole) {
   int64_t file_size = 0;
   const bool have_size = stream_size(fp, &file_size);
-  return check_declared_size(fp, name, have_size, file_size);
+  return check_declared_size(fp, name, have_size, file_size, max_pixels, chosen, whole);
 }
 
-Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& path, MemoryTracker& mem) {
+Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& path, MemoryTracker& mem, long long max_pixels) {
+  const bool chosen = max_pixels > 0;
+  if (!chosen) max_pixels = kMaxImagePixels;
   int64_t file_size = 0;
   const bool have_stat = stream_size(fp, &file_size);
-  MDFI_RETURN_IF_ERROR(check_declared_size(fp, path, have_stat, file_size));
+  MDFI_RETURN_IF_ERROR(check_declared_size(fp, path, have_stat, file_size, max_pixels, chosen, true));
   const std::string bad_tables = jpeg_huffman_problem(fp);
   if (!bad_tables.empty())
     return Result<ImageU8>(ErrorKind::kImage, path + ": corrupt JPEG: " + bad_tables + "; refused before decoding");
@@ -165,10 +174,8 @@ Result<ImageU8> decode_image_u8(std::FILE* fp, const std::string& path, MemoryTr
       return Result<ImageU8>(ErrorKind::kOutOfMemory, path + ": out of memory reading the image header");
     return Result<ImageU8>(ErrorKind::kImage, path + ": not a decodable image (" + (why ? why : "unknown format") + ")");
   }
-  if (w <= 0 || h <= 0 || (long long)w * h > kMaxImagePixels)
-    return Result<ImageU8>(ErrorKind::kImage, path + ": image header says " + std::to_string(w) + "x" + std::to_string(h) +
-                                                  ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
-                                                  " megapixels; refused before decoding");
+  if (w <= 0 || h <= 0) return Result<ImageU8>(ErrorKind::kImage, path + ": image header says an empty image");
+  if ((long long)w * h > max_pixels) return pixel_limit_error(path, w, h, max_pixels, chosen, true);
   int got_c = 0;
   g_decode_alloc_failed = false;
   unsigned char* pixels = stbi_load_from_file(fp, &w, &h, &got_c, 3);
@@ -204,9 +211,11 @@ Result<Image> load_image_rgb(const std::string& path, MemoryTracker& mem) {
   return im;
 }
 
-Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes) {
+Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_t* file_bytes, long long max_pixels) {
+  const bool chosen = max_pixels > 0;
+  if (!chosen) max_pixels = kMaxImagePixels;
   if (!stream_size(fp, file_bytes)) *file_bytes = 0;
-  MDFI_RETURN_IF_ERROR(check_declared_size(fp, name, *file_bytes > 0, *file_bytes));
+  MDFI_RETURN_IF_ERROR(check_declared_size(fp, name, *file_bytes > 0, *file_bytes, max_pixels, chosen, true));
   const std::string bad_tables = jpeg_huffman_problem(fp);
   if (!bad_tables.empty()) return Status(ErrorKind::kImage, name + ": corrupt JPEG: " + bad_tables + "; refused before decoding");
   std::rewind(fp);
@@ -222,10 +231,8 @@ Status stb_header(std::FILE* fp, const std::string& name, int* w, int* h, int64_
     const char* why = stbi_failure_reason();
     return Status(ErrorKind::kImage, name + ": not a decodable image (" + (why ? why : "unknown format") + ")");
   }
-  if (*w <= 0 || *h <= 0 || (long long)*w * *h > kMaxImagePixels)
-    return Status(ErrorKind::kImage, name + ": image header says " + std::to_string(*w) + "x" + std::to_string(*h) +
-                                         ", over the limit of " + std::to_string(kMaxImagePixels / 1000000) +
-                                         " megapixels; refused before decoding");
+  if (*w <= 0 || *h <= 0) return Status(ErrorKind::kImage, name + ": image header says an empty image");
+  if ((long long)*w * *h > max_pixels) return pixel_limit_error(name, *w, *h, max_pixels, chosen, true);
   return Status::Ok();
 }
 

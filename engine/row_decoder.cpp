@@ -13,7 +13,10 @@ Result<std::unique_ptr<RowDecoder>> open_row_decoder(const ImageBytes& src, cons
   const size_t n = std::fread(sig, 1, sizeof sig, src.file);
   std::rewind(src.file);
   if (n == 0) return Result<std::unique_ptr<RowDecoder>>(ErrorKind::kImage, src.name + ": empty file, not an image");
-  MDFI_RETURN_IF_ERROR(check_image_header(src.file, src.name));
+  // The row decoders' limit here; the whole-image ones check their own (stb_header).
+  const bool chosen = opt.max_pixels > 0;
+  MDFI_RETURN_IF_ERROR(check_image_header(src.file, src.name, chosen ? opt.max_pixels : kMaxRowImagePixels, chosen,
+                                          false));
   const bool jpeg = n >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF;
   const bool png = n >= 8 && std::memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0;
   if (jpeg && opt.jpeg == JpegDecoder::kLibjpeg) return open_jpeg_decoder(src, opt, mem);
@@ -21,7 +24,7 @@ Result<std::unique_ptr<RowDecoder>> open_row_decoder(const ImageBytes& src, cons
     auto rows = open_png_decoder(src, mem);
     if (!rows.ok() || *rows) return rows;
   }
-  return open_stb_decoder(src, mem);
+  return open_stb_decoder(src, mem, opt.max_pixels);
 }
 
 }  // namespace mdfi

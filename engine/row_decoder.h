@@ -40,6 +40,9 @@ struct DecodeOptions {
   // With a budget: the most the decoder may hold; a progressive JPEG whose coefficient buffer
   // alone is larger is refused (kBudget) before that buffer is allocated. 0 = no limit.
   size_t max_working_bytes = 0;
+  // --max-pixels: the most pixels an image may declare, whatever its decoder; 0 = each
+  // decoder's default (kMaxRowImagePixels for row decoders, kMaxImagePixels for whole ones).
+  long long max_pixels = 0;
 };
 
 class RowDecoder {
@@ -72,7 +75,7 @@ Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, con
                                                       MemoryTracker& mem);
 Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem);
 // nullptr (no error) from open_png_decoder means "interlaced: use the whole-image decoder".
-Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem);
+Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels);
 // Rows of a decoded image after an EXIF orientation (2..8): holds the whole image.
 Result<std::unique_ptr<RowDecoder>> rotate_rows(std::unique_ptr<RowDecoder> src, int orientation, MemoryTracker& mem);
 

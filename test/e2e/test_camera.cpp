@@ -552,3 +552,39 @@ TEST_CASE("a progressive 12 MP JPEG: its coefficient buffer counted, predicted, 
   CHECK(over.err.find("DCT coefficients") != std::string::npos);
   CHECK(over.err.find("refused before decoding") != std::string::npos);
 }
+
+TEST_CASE("phone photos over 64 MP: 9248x6936 decoded by rows within 2 MB of dog.jpg's peak; --max-pixels refuses by name", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_phone");
+  const int w = 9248, h = 6936;  // 64.1 megapixels, a 64 MP phone sensor's photo
+  const std::string img = write_photo(dir, upscaled_dog(w, h), w, h, false);
+  auto peak_of = [&](const std::string& image) {
+    const std::string report = dir + "/report.json";
+    const CommandResult r = run_command("'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args() + " --mem-report='" +
+                                        report + "' '" + image + "'");
+    INFO(image << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream f(report);
+    return json::parse(f)["peak_bytes"].get<double>();
+  };
+  const double small = peak_of("/usr/share/darknet/data/dog.jpg"), big = peak_of(img);
+  INFO("dog.jpg peak " << small << " bytes, 9248x6936 peak " << big);
+  CHECK(big <= small + 2e6);
+  // Under the photo's size, --max-pixels refuses it from the header, naming the option.
+  const CommandResult refused = run_command("'" + mdfi_binary() + "' detect -q " + m.args() + " --max-pixels 48M '" + img + "'");
+  INFO(refused.err);
+  CHECK(refused.exit_code == 3);
+  CHECK(refused.err.find("9248x6936 (64.1 megapixels), over the --max-pixels limit of 48 megapixels") != std::string::npos);
+  // A bad value is a usage error that names the option.
+  const CommandResult bad = run_command("'" + mdfi_binary() + "' detect -q " + m.args() + " --max-pixels lots '" + img + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--max-pixels") != std::string::npos);
+  // Decoded whole (stb_image: Darknet's exact pixels), the default limit is 64 MP and the refusal says how to raise it.
+  const CommandResult whole = run_command("'" + mdfi_binary() + "' detect -q " + m.args() + " --decoder stb '" + img + "'");
+  INFO(whole.err);
+  CHECK(whole.exit_code == 3);
+  CHECK(whole.err.find("over the limit of 64 megapixels for images decoded whole (--max-pixels raises it)") !=
+        std::string::npos);
+  ::unlink(img.c_str());
+}
