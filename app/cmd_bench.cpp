@@ -59,6 +59,7 @@ Action add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"cpu", "opencl"}));
   cmd->add_option("--device", a->run.device, "OpenCL device index or name");
   cmd->add_flag("--fast-decode", a->run.fast_decode, "as detect --fast-decode");
+  add_max_pixels_option(*cmd, a->run.max_pixels);
   cmd->add_option("--decoder", a->run.decoder, "as detect --decoder")->check(CLI::IsMember({"auto", "stb"}));
   return [a]() {
     if (a->image.empty()) return report(Status(ErrorKind::kUsage, "bench needs an IMAGE to run, e.g. 'mdfi bench --net yolov3-tiny dog.jpg'"));

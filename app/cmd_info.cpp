@@ -16,6 +16,7 @@
 #include "path_guard.h"
 #include "plan.h"
 #include "run_common.h"
+#include "run_options.h"
 #include "schedule.h"
 #include "usage_errors.h"
 #include "weights.h"
@@ -205,6 +206,7 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("image", *image, "an image: its header gives the preprocessing memory (nothing is decoded)");
   cmd->add_flag("--fast-decode", args->fast_decode, "as detect/classify --fast-decode");
   cmd->add_flag("--exif-rotate", args->exif_rotate, "as detect/classify --exif-rotate");
+  add_max_pixels_option(*cmd, args->max_pixels);
   cmd->add_option("--decoder", args->decoder, "as detect/classify --decoder")->check(CLI::IsMember({"auto", "stb"}));
   cmd->add_option("--max-mem", args->max_mem,
                   "plan for this budget: the fastest schedule (weight blocks, banded layer groups) whose peak fits it");

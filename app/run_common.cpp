@@ -276,6 +276,7 @@ DecodeOptions decode_options(const RunArgs& args) {
   o.jpeg = args.decoder == "stb" ? JpegDecoder::kStb : JpegDecoder::kLibjpeg;
   o.fast = args.fast_decode;
   o.exif_rotate = args.exif_rotate;
+  o.max_pixels = args.max_pixels;
   return o;
 }
 

@@ -48,6 +48,7 @@ struct RunArgs {
   bool keep_weights = false;    // --keep-weights: prepared weights stay (on the device, or in RAM) across the batch
   bool fast_decode = false;     // --fast-decode: JPEG decoded at the smallest DCT scale still >= the input size
   bool exif_rotate = false;     // --exif-rotate: apply a JPEG's EXIF orientation (Darknet ignores it)
+  long long max_pixels = 0;     // --max-pixels: refuse images declaring more (0: each decoder's default)
   std::string decoder = "auto"; // --decoder auto|stb: stb = stb_image for JPEG too (pjreddie's exact pixels)
   std::string stream;           // --stream PATH|-: concatenated JPEG frames (MJPEG)
   bool latest = false;          // --latest: with --stream, only the newest complete frame

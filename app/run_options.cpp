@@ -1,5 +1,7 @@
 #include "run_options.h"
 
+#include <cstdlib>
+
 #include "usage_errors.h"
 
 namespace mdfi::app {
@@ -30,6 +32,7 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
                "turn a JPEG by its EXIF orientation before letterboxing (Darknet ignores it; holds the decoded "
                "photo when it has to turn it)")
       ->group(in);
+  add_max_pixels_option(cmd, args.max_pixels)->group(in);
   cmd.add_option("--decoder", args.decoder,
                  "JPEG decoder: auto (libjpeg-turbo, row by row) or stb (stb_image, as pjreddie's Darknet: its "
                  "exact pixels, the whole photo in memory)")
@@ -164,6 +167,28 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
                "streaming them from the file for each image: faster, but the whole model stays in memory; "
                "checked against --max-mem")
       ->group(perf);
+}
+
+CLI::Option* add_max_pixels_option(CLI::App& cmd, long long& target) {
+  return cmd
+      .add_option_function<std::string>(
+          "--max-pixels",
+          [&target](const std::string& text) {
+            char* end = nullptr;
+            double v = std::strtod(text.c_str(), &end);
+            const std::string unit = end ? end : "";
+            if (unit == "M" || unit == "m") v *= 1e6;
+            else if (unit == "G" || unit == "g") v *= 1e9;
+            else if (!unit.empty()) v = -1;
+            if (end == text.c_str() || !(v >= 1) || v > 4.3e9)
+              throw CLI::ValidationError("--max-pixels", "'" + text +
+                                                             "' is not a pixel count (e.g. 200M, 1G, 40000000; at most 4.3G)");
+            target = (long long)v;
+          },
+          "refuse images whose header declares more pixels (e.g. 300M). Default: 1000M for JPEG (baseline) and "
+          "PNG, decoded a few rows at a time; 64M for what is decoded whole (other formats, progressive JPEG, "
+          "--exif-rotate on a turned photo)")
+      ->type_name("PIXELS");
 }
 
 }  // namespace mdfi::app
