@@ -242,7 +242,7 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     Status st = Status::Ok();
     if (args.stream.empty()) {
       st = skip_recorded(args, *format, shard, append_to_data);
-    } else {  // a stream's frames are skipped as they are read again (recorded_frames below)
+    } else {  // a stream's frames are skipped as they are read again (`recorded` below)
       auto done = read_recorded(args.output, *format, true);
       if (done.ok()) append_to_data = done->file_has_data;
       st = done.status();
