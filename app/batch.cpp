@@ -380,6 +380,8 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.frame = item.frame;
     rec.read_at = item.read_at;
     rec.skipped = item.skipped;
+    if (item.garbage)
+      rec.warnings.push_back(std::to_string(item.garbage) + " bytes that were no JPEG data skipped before this frame");
     if (item.skipped && verbose) std::fprintf(stderr, "mdfi: --latest: skipped %zu frames\n", item.skipped);
     stats.skipped += item.skipped;
     // Under --max-mem, an image that can be read only once (stdin, a pipe) and that no plan has
@@ -435,6 +437,12 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     rec.width = run->img_w;
     rec.height = run->img_h;
     rec.time_ms = run->ms;
+    rec.warnings.insert(rec.warnings.end(), run->warnings.begin(), run->warnings.end());
+    if (!quiet)
+      for (const std::string& w : rec.warnings) {
+        progress.finish();
+        std::fprintf(stderr, "mdfi: warning: %s: %s\n", path.c_str(), w.c_str());
+      }
     post(*pm, args, *run, rec);
     stats.peak_heap = std::max(stats.peak_heap, mem.peak());  // post-processing counts too
     ++stats.ok;

@@ -91,6 +91,13 @@ DarknetCommand translate_darknet(int argc, char** argv) {
   if (cmd == "detector" || cmd == "classifier") {
     c.matched = true;
     const bool det = cmd == "detector";
+    if (det && mode == "demo") {
+      // A camera or video file: mdfi reads MJPEG frames from a pipe instead of opening devices.
+      c.error = "darknet 'detector demo' (a camera or video window) is not supported; mdfi reads camera frames as "
+                "an MJPEG stream: rpicam-vid -n -t 0 --codec mjpeg -o - | mdfi detect --net NAME --stream - --latest, "
+                "or ffmpeg -f v4l2 -i /dev/video0 -f mjpeg - | mdfi detect ... --stream - (docs/raspberry-pi.md)";
+      return c;
+    }
     if ((det && mode != "test") || (!det && mode != "predict")) {
       c.error = "darknet '" + cmd + (mode.empty() ? "" : " " + mode) + "' is not supported: mdfi only runs inference (" +
                 (det ? "darknet detector test DATA CFG WEIGHTS [IMG], or mdfi detect" :

@@ -87,13 +87,17 @@ void MjpegSplitter::unget(int c) {
 bool MjpegSplitter::next(std::vector<uint8_t>& frame, bool& truncated) {
   frame.clear();
   truncated = false;
-  if (!pending_soi_) {  // skip anything before the next SOI (FF D8)
+  garbage_ = 0;
+  if (!pending_soi_) {  // skip anything before the next SOI (FF D8), counted
     int prev = -1, c;
+    size_t read = 0;
     while ((c = get()) != EOF) {
+      ++read;
       if (prev == 0xFF && c == 0xD8) break;
       prev = c;
     }
     if (c == EOF) return false;
+    garbage_ = read - 2;
   }
   pending_soi_ = false;
   frame.push_back(0xFF);
@@ -204,6 +208,7 @@ struct StreamState {
   void fill(FeedItem& item, std::vector<uint8_t> frame, bool truncated, long long index) const {
     item = FeedItem{};
     item.frame = index;
+    item.garbage = split.garbage();
     item.name = path + "#" + std::to_string(index);
     item.read_at = now_seconds();
     if (truncated)

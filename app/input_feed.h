@@ -21,6 +21,7 @@ struct FeedItem {
   long long frame = -1;             // stream frame index (0-based); -1 for paths
   double read_at = 0;               // stream: when the frame was complete (seconds since the epoch)
   size_t skipped = 0;               // --latest: frames dropped since the previous record
+  size_t garbage = 0;               // stream: bytes that were no JPEG data, skipped before this frame
   Status error;                     // a frame that could not be cut out (truncated): an error record
 };
 
@@ -60,12 +61,15 @@ class MjpegSplitter {
  public:
   explicit MjpegSplitter(std::FILE* in) : in_(in) {}
   bool next(std::vector<uint8_t>& frame, bool& truncated);
+  // Bytes the last next() skipped because they were no part of a JPEG (before its SOI).
+  size_t garbage() const { return garbage_; }
 
  private:
   int get();
   void unget(int c);
   std::FILE* in_;
   bool pending_soi_ = false;    // an SOI already read, belonging to the next frame
+  size_t garbage_ = 0;
   std::vector<uint8_t> again_;  // bytes to read again before the stream's (a resynchronised frame's start)
   size_t again_at_ = 0;
 };

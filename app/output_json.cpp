@@ -24,6 +24,7 @@ nlohmann::ordered_json record_to_json(const ImageResult& r, Task task) {
     j["read_at"] = rounded(r.read_at, 1e3);
     if (r.skipped) j["skipped"] = r.skipped;
   }
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (!r.ok) {
     j["error"] = r.error;
     return j;

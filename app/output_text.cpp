@@ -1,6 +1,6 @@
 // --format text: Darknet-like lines. Scripts written for Darknet keep working: a "PATH:" line,
 // then "name: NN%" per detection with its box, or "NN.NN%: name" per class. A failed image is
-// one "PATH: error: why" line.
+// one "PATH: error: why" line in an -o file (on stdout only the stderr line says it).
 #include <memory>
 
 #include "output.h"
@@ -14,7 +14,10 @@ class TextWriter : public ResultWriter {
   explicit TextWriter(Task t) : task_(t) {}
   void write(std::FILE* out, const ImageResult& r) override {
     if (!r.ok) {
-      std::fprintf(out, "%s: error: %s\n", r.image.c_str(), r.error.c_str());
+      // The "mdfi: error: PATH: why" line on stderr already says it: on the terminal (stdout)
+      // it would be printed twice, and results belong on stdout. In an -o file it stays, as the
+      // record --resume reads.
+      if (out != stdout) std::fprintf(out, "%s: error: %s\n", r.image.c_str(), r.error.c_str());
       return;
     }
     std::fprintf(out, "%s:\n", r.image.c_str());

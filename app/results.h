@@ -35,6 +35,7 @@ struct ImageResult {
   long long frame = -1;  // --stream: the frame's index (0-based); -1 for files
   double read_at = 0;    // --stream: when the frame was read, seconds since the epoch
   size_t skipped = 0;    // --stream --latest: frames dropped before this one
+  std::vector<std::string> warnings;  // what the decoder noticed without failing (ImageRun::warnings)
   std::vector<DetectionRecord> detections;
   std::vector<ClassRecord> classes;
 };

@@ -441,6 +441,7 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
     // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).
     MDFI_ASSIGN_OR_RETURN(auto boxed, in.decode(MemCategory::kActivations));
+    run.warnings = in.warnings();
     mem.raise_peak(run.preprocess_peak);
     input = std::move(boxed);
   }

@@ -123,6 +123,7 @@ struct ImageRun {
   const char* decoder = "";  // which decoder read the image
   MemoryTracker* mem = nullptr;  // the run's tracker, for post-processing to count its buffers in
   size_t preprocess_peak = 0;  // predicted preprocessing heap: decoder, resizer, network input
+  std::vector<std::string> warnings;  // the decoder's (corrupt data decoded past, EXIF orientation unapplied)
 };
 
 // Where an image's bytes come from: a path (a regular file, or a pipe, FIFO or /dev/stdin,

@@ -74,6 +74,8 @@ struct JpegState {
   jpeg_decompress_struct cinfo;
   ErrorTrap trap;
   Counting counting;
+  int corrupt_warnings = 0;     // libjpeg's warnings about data it decoded past
+  char first_corrupt[JMSG_LENGTH_MAX] = {};
 };
 
 Counting& counting_of(j_common_ptr cinfo) { return static_cast<JpegState*>(cinfo->client_data)->counting; }
@@ -123,8 +125,13 @@ void count_free_pool(j_common_ptr c, int pool) {
 
 // Warnings that mean the data ends early or is cut: an error for us (stb reports them too, and
 // a truncated frame of a stream must become an error record, not a grey half image).
+// Other warnings (extraneous bytes before a marker, a bad Huffman code, a bad DCT coefficient)
+// mean libjpeg decoded past corrupt data: counted, the first one kept, for the record.
 void on_message(j_common_ptr c, int level) {
-  if (level == -1 && (c->err->msg_code == JWRN_JPEG_EOF || c->err->msg_code == JWRN_HIT_MARKER)) jump_out(c);
+  if (level != -1) return;  // trace messages
+  if (c->err->msg_code == JWRN_JPEG_EOF || c->err->msg_code == JWRN_HIT_MARKER) jump_out(c);
+  auto* s = static_cast<JpegState*>(c->client_data);
+  if (s->corrupt_warnings++ == 0) (*c->err->format_message)(c, s->first_corrupt);
 }
 
 // The EXIF orientation tag (0x0112) of an APP1 "Exif" segment; 1 when absent or unreadable.
@@ -191,13 +198,20 @@ class JpegRows final : public RowDecoder {
     s.cinfo.mem->free_pool = count_free_pool;
     std::rewind(fp);
     jpeg_stdio_src(&s.cinfo, fp);
-    if (opt.exif_rotate) jpeg_save_markers(&s.cinfo, JPEG_APP0 + 1, 0xFFFF);
+    // The orientation tag sits at the start of EXIF's first directory: without --exif-rotate its
+    // first 4 kB are enough to say the photo is stored turned.
+    jpeg_save_markers(&s.cinfo, JPEG_APP0 + 1, opt.exif_rotate ? 0xFFFF : 4096);
     jpeg_read_header(&s.cinfo, TRUE);
     if (s.cinfo.jpeg_color_space == JCS_CMYK || s.cinfo.jpeg_color_space == JCS_YCCK) {
       *fallback = true;
       return Status::Ok();
     }
-    *orientation = opt.exif_rotate ? exif_orientation(s.cinfo.marker_list) : 1;
+    const int stored = exif_orientation(s.cinfo.marker_list);
+    *orientation = opt.exif_rotate ? stored : 1;
+    if (!opt.exif_rotate && stored != 1)
+      unapplied_orientation_ = "EXIF orientation " + std::to_string(stored) + " (stored " +
+                               (stored == 3 || stored == 4 ? "upside down" : stored >= 5 ? "turned sideways" : "mirrored") +
+                               ") left unapplied, as Darknet does; --exif-rotate turns the photo upright first";
     image_w_ = int(s.cinfo.image_width);
     image_h_ = int(s.cinfo.image_height);
     s.cinfo.out_color_space = JCS_RGB;
@@ -276,6 +290,16 @@ class JpegRows final : public RowDecoder {
 
   void set_baseline(size_t other_before) { other_before_ = other_before; }
 
+  std::vector<std::string> warnings() const override {
+    std::vector<std::string> w;
+    if (!unapplied_orientation_.empty()) w.push_back(unapplied_orientation_);
+    if (state_ && state_->corrupt_warnings > 0)
+      w.push_back("corrupt JPEG data decoded past (" + std::string(state_->first_corrupt) +
+                  (state_->corrupt_warnings > 1 ? "; " + std::to_string(state_->corrupt_warnings) + " warnings in all" : "") +
+                  "): parts of the picture may be garbage");
+    return w;
+  }
+
  private:
   Status failure() {
     const std::string why = state_->trap.message;
@@ -289,6 +313,7 @@ class JpegRows final : public RowDecoder {
   std::unique_ptr<JpegState> state_;
   bool created_ = false, progressive_ = false, output_started_ = false;
   size_t other_before_ = 0;
+  std::string unapplied_orientation_;
 };
 
 }  // namespace

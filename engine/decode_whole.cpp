@@ -73,6 +73,7 @@ class RotatedRows final : public RowDecoder {
     if (src_) {
       auto* all = reinterpret_cast<uint8_t*>(pixels_.data());
       for (int y = 0; y < sh_; ++y) MDFI_RETURN_IF_ERROR(src_->read_row(all + size_t(y) * sw_ * 3));
+      src_warnings_ = src_->warnings();
       src_.reset();  // the decoder's memory goes back before the rows are handed out
     }
     const auto* p = reinterpret_cast<const uint8_t*>(pixels_.data());
@@ -95,8 +96,12 @@ class RotatedRows final : public RowDecoder {
   }
 
  private:
+  std::vector<std::string> warnings() const override { return src_ ? src_->warnings() : src_warnings_; }
+
+ private:
   int o_ = 1, sw_ = 0, sh_ = 0, next_ = 0;
   std::unique_ptr<RowDecoder> src_;
+  std::vector<std::string> src_warnings_;
   Buffer pixels_;
 };
 

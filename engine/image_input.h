@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "row_decoder.h"
 #include "row_resize.h"
@@ -27,6 +29,8 @@ class ImageInput {
   int decoded_width() const { return decoder_->width(); }
   int decoded_height() const { return decoder_->height(); }
   const char* decoder_name() const { return decoder_->name(); }
+  // The decoder's warnings (RowDecoder::warnings), complete after decode().
+  std::vector<std::string> warnings() const { return decoder_->warnings(); }
   // Decoder, row and resizer memory held before decoding starts (the input buffer excluded).
   size_t setup_bytes() const { return setup_bytes_; }
   // The decoder's own part of it (libjpeg's and libpng's buffers live outside any arena).

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "memory.h"
 
@@ -59,6 +60,9 @@ class RowDecoder {
   const char* name() const { return name_; }
   // The next row, width() x 3 bytes. An error names the image and what is wrong with it.
   virtual Status read_row(uint8_t* rgb) = 0;
+  // What the decoder noticed without failing (corrupt data it decoded past, an EXIF orientation
+  // left unapplied), one line each; complete once every row has been read.
+  virtual std::vector<std::string> warnings() const { return {}; }
 
  protected:
   int w_ = 0, h_ = 0, image_w_ = 0, image_h_ = 0;

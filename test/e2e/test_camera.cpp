@@ -485,6 +485,15 @@ TEST_CASE("--exif-rotate turns a sideways camera photo upright; --fast-decode ke
   // Darknet's behaviour by default: the stored (sideways) pixels and size.
   CHECK(as_stored["width"] == h);
   CHECK(as_stored["height"] == w);
+  // Without the flag, one line says the photo is stored turned and names the flag; the record
+  // carries it too. With the flag, nothing to say.
+  const CommandResult hinted = run_command("'" + mdfi_binary() + "' detect -j2 -f json " + m.args() + " '" + turned + "'");
+  CHECK(hinted.err.find("mdfi: warning: " + turned + ": EXIF orientation 6 (stored turned sideways) left unapplied") !=
+        std::string::npos);
+  CHECK(hinted.err.find("--exif-rotate turns the photo upright first") != std::string::npos);
+  CHECK(detections(hinted.out)["warnings"].size() == 1);
+  CHECK_FALSE(rotated.contains("warnings"));
+  CHECK_FALSE(want.contains("warnings"));
   // With the flag, the photo as it was taken: its size and its boxes.
   CHECK(rotated["width"] == w);
   CHECK(rotated["height"] == h);
@@ -587,4 +596,44 @@ TEST_CASE("phone photos over 64 MP: 9248x6936 decoded by rows within 2 MB of dog
   CHECK(whole.err.find("over the limit of 64 megapixels for images decoded whole (--max-pixels raises it)") !=
         std::string::npos);
   ::unlink(img.c_str());
+}
+
+TEST_CASE("a stream frame with corrupt entropy data, and bytes between frames, are recorded as warnings", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(false);
+  auto frames = mjpeg_frames(3);
+  // Frame 1: Darknet's dog.jpg (its scan has restart markers, so libjpeg resynchronises) with
+  // four bytes in the middle of its entropy-coded data changed (none becomes FF, a marker).
+  const std::string dog = slurp("/usr/share/darknet/data/dog.jpg");
+  REQUIRE(!dog.empty());
+  std::vector<uint8_t> bad(dog.begin(), dog.end());
+  size_t sos = 0;
+  for (size_t i = 0; i + 1 < bad.size(); ++i)
+    if (bad[i] == 0xFF && bad[i + 1] == 0xDA) sos = i;
+  REQUIRE(sos > 0);
+  const size_t from = sos + (bad.size() - sos) / 2;
+  for (size_t i = from; i < from + 4; ++i)
+    if (bad[i] != 0xFF && bad[i - 1] != 0xFF) bad[i] = (bad[i] ^ 0x55) == 0xFF ? 0x12 : uint8_t(bad[i] ^ 0x55);
+  frames[1] = bad;
+  std::vector<uint8_t> stream(frames[0]);
+  stream.insert(stream.end(), bad.begin(), bad.end());
+  const std::string junk = "not a frame";
+  stream.insert(stream.end(), junk.begin(), junk.end());
+  stream.insert(stream.end(), frames[2].begin(), frames[2].end());
+  const std::string path = tmp_dir("camera_corrupt") + "/stream.mjpg";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(stream.data()), std::streamsize(stream.size()));
+  const CommandResult r = run_command("'" + mdfi_binary() + "' detect -j2 -f jsonl --stream '" + path + "' " + m.args());
+  INFO(r.err);
+  std::vector<json> recs;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) recs.push_back(json::parse(line));
+  REQUIRE(recs.size() == 3);
+  CHECK_FALSE(recs[0].contains("warnings"));
+  // The corrupt frame is decoded past its damage, with a warning in the record and on stderr.
+  REQUIRE(recs[1].contains("warnings"));
+  CHECK(recs[1]["warnings"][0].get<std::string>().find("corrupt JPEG data decoded past (Corrupt JPEG data: ") == 0);
+  CHECK(r.err.find(path + "#1: corrupt JPEG data") != std::string::npos);
+  REQUIRE(recs[2].contains("warnings"));
+  CHECK(recs[2]["warnings"][0] == std::to_string(junk.size()) + " bytes that were no JPEG data skipped before this frame");
+  CHECK(r.err.find(path + "#2: " + std::to_string(junk.size()) + " bytes that were no JPEG data") != std::string::npos);
 }

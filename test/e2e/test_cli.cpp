@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -184,16 +185,31 @@ TEST_CASE("cli: a batch with broken inputs goes on, in every format", "[cli]") {
   const Batch b = make_batch("cli_batch");
   const size_t n_good = 2, n_bad = b.inputs.size() - n_good;
 
-  SECTION("text: Darknet-like lines, errors recorded, exit 3") {
+  SECTION("text: Darknet-like lines, each error once (stderr), recorded in an -o file, exit 3") {
     auto r = run_command(bin() + " detect " + model + b.args());
     INFO(r.err);
     CHECK(r.exit_code == 3);
     CHECK(r.out.find(b.dir + "/dog.jpg:\n") != std::string::npos);
     CHECK(std::regex_search(r.out, std::regex("\ndog: [0-9]+%\t\\(left: [0-9]+ top: [0-9]+ width: [0-9]+ height: [0-9]+\\)")));
     CHECK(std::regex_search(r.out, std::regex("\nbird: [0-9]+%")));
+    // Each failed input once, on stderr; stdout holds results only.
     for (size_t i = 0; i < b.inputs.size(); ++i)
-      if (!b.good[i]) CHECK(r.out.find(b.inputs[i] + ": error: ") != std::string::npos);
-    // stdout holds results only; the summary and the errors are on stderr.
+      if (!b.good[i]) {
+        INFO(b.inputs[i]);
+        CHECK(r.out.find(b.inputs[i] + ": error: ") == std::string::npos);
+        const size_t at = r.err.find("mdfi: error: " + b.inputs[i]);
+        CHECK(at != std::string::npos);
+        CHECK(r.err.find("mdfi: error: " + b.inputs[i], at + 1) == std::string::npos);
+      }
+    // In an -o file the failed inputs are records (what --resume reads), and stderr says it once.
+    const std::string file = b.dir + "/out.txt";
+    ::unlink(file.c_str());
+    auto o = run_command(bin() + " detect -o " + quote(file) + " " + model + b.args());
+    CHECK(o.exit_code == 3);
+    const std::string text = slurp(file);
+    for (size_t i = 0; i < b.inputs.size(); ++i)
+      if (!b.good[i]) CHECK(text.find(b.inputs[i] + ": error: ") != std::string::npos);
+    // The summary and the errors are on stderr.
     CHECK(r.out.find("mdfi:") == std::string::npos);
     CHECK(r.err.find("6 images: 2 ok, 4 failed") != std::string::npos);
     CHECK(r.err.find("peak heap") != std::string::npos);

@@ -650,6 +650,11 @@ TEST_CASE("cli #11: Darknet command lines run unchanged and give the boxes of th
     CHECK(r.exit_code == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+  // The camera demo points at the stream pipeline that replaces it.
+  auto demo = run_command(in_dir + "detector demo tiny.data tiny.cfg tiny.weights -c 0");
+  CHECK(demo.exit_code == 2);
+  CHECK(demo.err.find("--stream -") != std::string::npos);
+  CHECK(demo.err.find("rpicam-vid") != std::string::npos);
   CHECK(slurp(dir + "/tiny.data") == "classes = 2\n# labels\nnames = tiny.names\n");
 }
 
