@@ -8,6 +8,7 @@
 #include <random>
 
 #include "executor.h"
+#include "kernels/sgemm.h"
 #include "conv_choice.h"
 #include "schedule.h"
 #include "support.h"
@@ -532,11 +533,12 @@ TEST_CASE("schedule: where F(4x4) does not fit the re-choice pass may take F(2x2
     }
   }
   CHECK(runs == small_taken);
-#if defined(__x86_64__)
-  // With the x86 kernels' figures some budget of this sweep takes it (the NEON ones' panel
-  // workspaces leave GEMM blocks the cheaper way that fits on this small network).
-  CHECK(small_taken > 0);
-#endif
+  // With the AVX2 and AVX-512 kernels' panel widths some budget of this sweep takes it; the
+  // generic and NEON kernels' workspaces leave GEMM blocks the cheaper way that fits on this
+  // small network (scripts/test-kernels.sh runs this group under each kernel the CPU has).
+  const std::string kernel = kernels::active_kernel().name;
+  if (kernel == "avx512" || kernel == "avx2") CHECK(small_taken > 0);
+  else WARN("kernel " << kernel << ": " << small_taken << " budgets took a small-tile way");
 }
 
 TEST_CASE("schedule: Winograd layers inside band groups step in whole tile rows and give the default's bits",
