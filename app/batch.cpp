@@ -1,7 +1,6 @@
 #include "arena_plan.h"
 #include "mem_plot.h"
 #include "batch.h"
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "core_share.h"
 #include "det_files.h"
 #include "draw.h"
 #include "exit_codes.h"
@@ -357,9 +357,24 @@ int run_batch(RunArgs& args, Task task, const char* default_net, const Postproce
     std::fprintf(stderr, "mdfi: --resume: %zu frames of %s were already in %s; skipped\n", frames_skipped,
                  args.stream.c_str(), args.output.c_str());
   };
+  // With the thread count left to mdfi, each image runs on the cores others leave free
+  // (core_share.h); a count the user gave is kept.
+  const bool share_cores = args.threads == 0 && args.backend == "cpu";
+  CoreShare cores(default_threads());
+  int threads_now = default_threads();
   FeedItem item;
   for (size_t i = 0; !interrupt_signal() && feed.next(item); ++i) {
     const std::string& path = item.name;
+    if (share_cores) {
+      const int t = cores.next();
+      if (t != threads_now) {
+        if (verbose)
+          std::fprintf(stderr, "mdfi: other processes keep %.1f cores busy: %d threads from image %zu\n",
+                       std::max(0.0, cores.others_busy()), t, i + 1);
+        set_default_threads(t);
+        threads_now = t;
+      }
+    }
     if (!recorded.empty() && item.frame >= 0 && recorded.count(stream_key + "#" + std::to_string(item.frame))) {
       ++frames_skipped;  // --resume: this frame's record is in the file already
       --i;               // (wraps at 0; the loop's ++i brings it back)

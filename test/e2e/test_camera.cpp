@@ -637,3 +637,41 @@ TEST_CASE("a stream frame with corrupt entropy data, and bytes between frames, a
   CHECK(recs[2]["warnings"][0] == std::to_string(junk.size()) + " bytes that were no JPEG data skipped before this frame");
   CHECK(r.err.find(path + "#2: " + std::to_string(junk.size()) + " bytes that were no JPEG data") != std::string::npos);
 }
+
+TEST_CASE("threads left to mdfi give a core that another process keeps busy back to it, same results", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 2) MDFI_SKIP(Need::kOther, "one core: there is no thread to give back");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_cores");
+  std::string list;
+  for (int i = 0; i < 30; ++i)
+    for (const char* f : {"dog", "person", "horses"}) list += std::string("/usr/share/darknet/data/") + f + ".jpg\n";
+  write_file(dir + "/list", list);
+  const std::string run = "'" + mdfi_binary() + "' detect -f jsonl " + m.args() + " --list '" + dir + "/list'";
+  const CommandResult one = run_command(run + " -q --threads 1");
+  REQUIRE(one.exit_code == 0);
+  // One process spinning beside it, for as long as mdfi runs.
+  const pid_t busy = ::fork();
+  REQUIRE(busy >= 0);
+  if (busy == 0) {
+    volatile unsigned long n = 0;
+    while (true) n = n + 1;
+  }
+  const CommandResult shared = run_command(run + " -v");
+  ::kill(busy, SIGKILL);
+  ::waitpid(busy, nullptr, 0);
+  INFO(shared.err.substr(0, 2000));
+  REQUIRE(shared.exit_code == 0);
+  // -v says when the count changed and to what; the records are the one-thread run's.
+  std::smatch said;
+  REQUIRE(std::regex_search(shared.err, said, std::regex("other processes keep ([0-9.]+) cores busy: ([0-9]+) threads")));
+  CHECK(std::stoi(said[2]) < cores);
+  std::istringstream a(one.out), b(shared.out);
+  int records = 0;
+  for (std::string la, lb; std::getline(a, la) && std::getline(b, lb); ++records) {
+    json ja = json::parse(la), jb = json::parse(lb);
+    CHECK(ja["detections"] == jb["detections"]);
+  }
+  CHECK(records == 90);
+}
