@@ -111,34 +111,13 @@ Action add_info_command(CLI::App& app) {
 
 namespace {
 
-// What a run under `budget` would hold and run (as prepare_model decides): the default's Winograd
-// where the budget allows it; when even that is over, a schedule of weight blocks and bands (no
-// schedule: `nodes` empty, cost 1). Leaves `net` set up for that plan.
-struct BudgetPlan {
-  Plan plan;
-  Schedule schedule;
-  std::vector<SchedNode> nodes;
-  double cost_ratio = 1;
-};
-
-Result<BudgetPlan> plan_within(Network& net, const RunArgs& args, const std::vector<int>& default_tiles, size_t budget,
-                               size_t beside) {
-  BudgetPlan b;
-  ConvChoice within;
-  parse_winograd_mode(args.model.winograd, &within.mode);
-  within.budget_bytes = budget;
-  choose_conv_algorithms(net, within);
-  b.plan = make_plan(net);
-  if (schedule_fits(b.plan, beside, budget)) return b;
-  choose_conv_algorithms(net, ConvChoice{WinogradMode::kOff, 0, false});
-  b.nodes = sched_nodes_for(net, default_tiles);
-  auto choice = choose_schedule(net.input_shape().bytes(), b.nodes, budget, nullptr, beside);
-  if (!choice.ok()) return choice.status();
-  b.schedule = choice->schedule;
-  apply_schedule_algorithms(net, b.nodes, b.schedule);
-  b.plan = std::move(choice->plan);
-  b.cost_ratio = choice->cost_ratio;
-  return b;
+// What a run under `budget` would hold and run, as prepare_model decides (plan_run.h), with
+// `beside` (an IMAGE's decoder) required to fit beside the schedule.
+Result<RunPlan> plan_within(Network& net, const RunArgs& args, const std::vector<int>& default_tiles, size_t budget,
+                            size_t beside) {
+  PlanRequest req = plan_request(args, budget, beside ? std::vector<size_t>{beside} : std::vector<size_t>{}, default_tiles);
+  req.besides_required = true;
+  return plan_run(net, req);
 }
 
 // `mdfi plan --budgets N`: N budgets from the smallest that runs (with an IMAGE: beside its
@@ -168,7 +147,7 @@ int print_budget_sweep(Network& net, const RunArgs& args, const std::vector<int>
     last = budget;
     // The last row is the run without --max-mem (under a budget, Winograd may go where the default
     // keeps it off to hold the peak: not what the default runs).
-    Result<BudgetPlan> b = BudgetPlan{};
+    Result<RunPlan> b = RunPlan{};
     if (budget == whole) {
       choose_conv_algorithms(net, asked);
       b->plan = make_plan(net);
@@ -184,7 +163,7 @@ int print_budget_sweep(Network& net, const RunArgs& args, const std::vector<int>
     } else if (!b->nodes.empty()) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.2fx", b->cost_ratio);
-      what = std::string("| ") + ratio + " | " + describe_schedule(b->schedule);
+      what = std::string("| ") + ratio + " | " + describe_schedule(*b->schedule);
     } else {
       const std::string w = winograd_summary(net);
       what = "| - | layer at a time" + (w.empty() ? std::string() : "; Winograd: " + w);
@@ -244,7 +223,7 @@ Action add_plan_command(CLI::App& app) {
       auto b = plan_within(*net, *args, default_tiles, *budget, beside);
       if (!b.ok()) return report(b.status());
       plan = std::move(b->plan);
-      schedule = std::move(b->schedule);
+      if (b->schedule) schedule = *b->schedule;
       nodes = std::move(b->nodes);
       cost_ratio = b->cost_ratio;
     }

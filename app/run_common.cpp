@@ -71,98 +71,33 @@ size_t post_peak_bytes(const Plan& plan, const PostLimits& limits) {
 }
 
 bool budget_schedulable(const PreparedModel& pm, const RunArgs& args) {
-  return pm.budget && args.backend == "cpu" && !args.reference && !args.keep_weights;
+  return schedules_allowed(plan_request(args, pm.budget, {}, {}));
+}
+
+PlanRequest plan_request(const RunArgs& args, size_t budget, std::vector<size_t> besides,
+                         std::vector<int> default_tiles) {
+  PlanRequest req;
+  parse_winograd_mode(args.model.winograd, &req.winograd);  // checked when the network was built
+  req.keep_weights = args.keep_weights;
+  req.reference = args.reference;
+  req.cpu = args.backend == "cpu";
+  req.budget = budget;
+  req.besides = std::move(besides);
+  req.default_tiles = std::move(default_tiles);
+  return req;
 }
 
 Status fit_budget(PreparedModel& pm, const RunArgs& args, std::vector<size_t> besides, const PreprocessEstimate* sole) {
-  // The reference kernels and the OpenCL backend never run Winograd. Under --max-mem it may use
-  // what the budget allows (conv_choice.h); when that leaves no room for --keep-weights, the
-  // choice that never raises the peak, then that choice with F(2x2) on every map under 26x26
-  // (smaller transformed weights to keep), then none, are tried before the run is refused.
-  std::vector<ConvChoice> choices;
-  ConvChoice asked;
-  parse_winograd_mode(args.model.winograd, &asked.mode);  // checked when the network was built
-  asked.kept_weights = args.keep_weights;
-  if (asked.kept_weights) choices = {asked};
-  if (pm.budget) {
-    ConvChoice within = asked;
-    within.budget_bytes = pm.budget;
-    choices = {within, asked};
-    if (asked.kept_weights) choices.push_back(ConvChoice{asked.mode, 0, true, false});
-    choices.push_back(ConvChoice{WinogradMode::kOff, 0, false});
-  }
-  if (args.reference || args.backend != "cpu") choices = {ConvChoice{WinogradMode::kOff, 0, false}};
-  if (choices.empty()) pm.plan = make_plan(pm.net);  // the network was built with the asked choice
-  // On the CPU's optimised path the budget is a target: weight blocks and banded groups
-  // (schedule.h) bring the peak under it when they can, with the images' decoders (`besides`,
-  // each image's; distinct, largest first) working beside the whole arena.
-  const bool schedulable = budget_schedulable(pm, args);
-  std::sort(besides.begin(), besides.end(), std::greater<size_t>());
-  besides.erase(std::unique(besides.begin(), besides.end()), besides.end());
-  const size_t beside = besides.empty() ? 0 : besides.front();
-  pm.schedule.reset();
+  MDFI_ASSIGN_OR_RETURN(auto run, plan_run(pm.net, plan_request(args, pm.budget, std::move(besides), pm.default_tiles)));
+  pm.plan = std::move(run.plan);
+  pm.schedule = std::move(run.schedule);
+  // The one image known beforehand did not fit beside any schedule: its refusal names what runs it.
   pm.unfitted = {};
-  for (size_t k = 0; k < choices.size(); ++k) {
-    choose_conv_algorithms(pm.net, choices[k]);
-    pm.plan = make_plan(pm.net);
-    if (!pm.budget) break;
-    const bool last = k + 1 == choices.size();
-    // Checked before a single weight is read.
-    if (schedulable && !schedule_fits(pm.plan, beside, pm.budget)) {
-      // Bands and GEMM weight blocks run the im2col + SGEMM kernels; the schedule gives the
-      // default's Winograd tile back to the layers outside the bands where it fits (schedule.h).
-      choose_conv_algorithms(pm.net, ConvChoice{WinogradMode::kOff, 0, false});
-      const std::vector<SchedNode> nodes = sched_nodes_for(pm.net, pm.default_tiles);
-      size_t with_images = 0;
-      auto choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &with_images, beside);
-      // Not room for every image's decoder: the schedule that leaves room for the most of them
-      // (the largest decoder that fits; yolov3-tiny at 3739448 B ran dog.jpg alone but refused it
-      // beside the larger horses.jpg when planned for the network alone), else the network alone.
-      // An image too big for the schedule is refused on its own (a record, the batch goes on).
-      for (size_t b = 1; !choice.ok() && b < besides.size(); ++b)
-        choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, nullptr, besides[b]);
-      if (!choice.ok() && beside) {
-        size_t alone = 0;
-        choice = choose_schedule(pm.net.input_shape().bytes(), nodes, pm.budget, &alone);
-        // Nothing fits either way: the figure that runs these images, as `mdfi plan --max-mem
-        // SIZE IMAGE` gives it (the network's alone would only have every image refused).
-        if (choice.ok() && sole) pm.unfitted = {sole->image_w, sole->image_h, sole->decoder, with_images};
-        if (!choice.ok())
-          return Status(ErrorKind::kBudget, "no schedule fits --max-mem " + format_bytes(pm.budget) + ": the smallest is " +
-                                                format_bytes(with_images) + " (" + std::to_string(with_images) +
-                                                " bytes) with the largest of these images decoded beside the network (" +
-                                                std::to_string(alone) + " bytes for the network alone)");
-      }
-      if (!choice.ok()) return choice.status();
-      pm.schedule = std::make_shared<Schedule>(choice->schedule);
-      apply_schedule_algorithms(pm.net, nodes, *pm.schedule);  // Winograd outside the bands, where it fits
-      pm.plan = std::move(choice->plan);
-      if (verbosity().verbose)
-        std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(pm.budget).c_str(),
-                     describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());
-    }
-    // The first choice has the lowest peak (it lowers layers over the budget where Winograd can):
-    // when even it is over, so are the others.
-    if (Status st = check_budget(pm.net, pm.plan, 0, pm.budget); !st.ok()) {
-      // Only the optimised CPU path streams weights in blocks and runs layers in bands.
-      const char* why = args.backend != "cpu" ? " (smaller schedules run on the CPU backend only)"
-                        : args.reference      ? " (smaller schedules need the optimised kernels: drop --reference)"
-                        : args.keep_weights   ? " (smaller schedules stream the weights: drop --keep-weights)"
-                                              : "";
-      return Status(st.kind(), st.message() + why);
-    }
-    if (args.keep_weights && args.backend == "cpu") {
-      const size_t kept = kept_weights_floats(pm.net) * sizeof(float);
-      if (pm.plan.peak_bytes + kept > pm.budget) {
-        if (!last) continue;
-        return Status(ErrorKind::kBudget, "--keep-weights keeps " + format_bytes(kept) +
-                                              " of prepared weights; with the run's own peak of " +
-                                              format_bytes(pm.plan.peak_bytes) + " that is over --max-mem " +
-                                              format_bytes(pm.budget) + " (without --keep-weights they are streamed)");
-      }
-    }
-    break;
-  }
+  if (run.needs_for_largest_image && sole)
+    pm.unfitted = {sole->image_w, sole->image_h, sole->decoder, run.needs_for_largest_image};
+  if (pm.schedule && verbosity().verbose)
+    std::fprintf(stderr, "mdfi: schedule for --max-mem %s: %s; predicted peak %s\n", format_bytes(pm.budget).c_str(),
+                 describe_schedule(*pm.schedule).c_str(), format_bytes(pm.plan.peak_bytes).c_str());
   if (head_classes(pm.net) > 0) pm.post = detect_post_limits(pm.net, pm.plan);
   return Status::Ok();
 }

@@ -13,6 +13,7 @@
 #include "executor.h"
 #include "image.h"
 #include "image_input.h"
+#include "plan_run.h"
 #include "model_args.h"
 #include "plan.h"
 #include "postprocess.h"
@@ -79,7 +80,7 @@ struct PreparedModel {
   size_t budget = 0;  // --max-mem in bytes (0 = none)
   PostLimits post;    // detect: what post-processing may hold per image (detect_post_limits)
   mutable size_t post_capped = 0;  // images whose boxes went over those limits (said once on stderr)
-  std::shared_ptr<Schedule> schedule;  // --max-mem under the default peak: the schedule that fits (else none)
+  std::shared_ptr<const Schedule> schedule;  // --max-mem under the default peak: the schedule that fits (else none)
   std::vector<int> default_tiles;      // the default schedule's Winograd tiles (winograd_tiles), before any schedule
   bool planned_for_images = false;     // the schedule left room for images' decoders known when it was chosen
   // Under --max-mem, the one image known at planning time when no schedule left room for its
@@ -112,6 +113,9 @@ std::vector<std::string> parse_labels(std::string_view text, size_t limit = size
 size_t network_classes(const Network& net);
 // `task`, when given, must be what the cfg is for (net_task.h), checked before weights are read.
 Result<PreparedModel> prepare_model(const RunArgs& args, const char* default_net, const Task* task = nullptr);
+// What the options ask of the planner (plan_run.h), for a budget and the decoders beside it.
+PlanRequest plan_request(const RunArgs& args, size_t budget, std::vector<size_t> besides,
+                         std::vector<int> default_tiles);
 
 struct ImageRun {
   int img_w = 0, img_h = 0;
