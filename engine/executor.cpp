@@ -80,6 +80,7 @@ class HostBackend : public ExecBackend {
     io.params = &params;
     io.mem = &mem_;
     io.exec = &exec_;
+    io.block = scheduled_block(&exec_, layer.index);
     io.only_decoded = !only_decoded_.empty() && only_decoded_[size_t(layer.index)];
     MDFI_RETURN_IF_ERROR(layer.forward(io));
     stats.weight_bytes = mem_.phase_category_peak(MemCategory::kWeights);

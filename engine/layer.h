@@ -97,6 +97,9 @@ struct LayerIO {
   ParamSource* params = nullptr;
   MemoryTracker* mem = nullptr;
   const ExecOptions* exec = nullptr;  // nullptr = reference
+  // Output channels (connected: rows) per weight block that the run's schedule asks of this
+  // layer (--max-mem); 0: whole weights. The executor sets it; layers do not read the schedule.
+  int block = 0;
   // Only decode_boxes reads this head's output (ExecOptions::heads_only_decoded).
   bool only_decoded = false;
   bool fast() const { return exec && !exec->reference; }

@@ -142,7 +142,7 @@ Status ConnectedLayer::forward(LayerIO& io) const {
     keep->store(index, std::move(kept));
     return Status::Ok();
   }
-  const int scheduled = scheduled_block(io.exec, index);
+  const int scheduled = io.block;
   const int rows = scheduled > 0 ? std::min(scheduled, rows_per_block()) : rows_per_block();
   MDFI_ASSIGN_OR_RETURN(auto block, Buffer::make(*io.mem, size_t(rows) * k, MemCategory::kWeights, "connected weight block"));
   if (io.fast()) {

@@ -14,7 +14,6 @@
 #include "../kernels/split_range.h"
 #include "../kernels/winograd.h"
 #include "../resident_weights.h"
-#include "../schedule.h"
 #include "conv.h"
 #include "conv_rows.h"
 
@@ -92,7 +91,7 @@ Status ConvLayer::forward_fast(LayerIO& io) const {
   // Kept weights belong to the batch-long tracker; streamed ones to this image's.
   MemoryTracker& wmem = keep ? keep->tracker() : *io.mem;
   // A memory schedule (--max-mem) may ask for the weights a block of filters at a time.
-  if (const int block = scheduled_block(io.exec, index); block > 0 && !keep && groups == 1)
+  if (const int block = io.block; block > 0 && !keep && groups == 1)
     return conv_rows(*this, io, RowWindow::whole(const_cast<float*>(io.inputs[0]), in), RowWindow::whole(io.output, out),
                      0, out.h, block);
   const size_t n = size_t(filters);

@@ -13,7 +13,6 @@
 
 #include "../kernels/sgemm.h"
 #include "../resident_weights.h"
-#include "../schedule.h"
 #include "conv.h"
 #include "winograd_rows.h"
 
@@ -181,7 +180,7 @@ Status ConvLayer::forward_winograd(LayerIO& io) const {
   // A memory schedule (--max-mem) may ask for the whole-weights way a block of filters at a time:
   // each block's U is made and used, then the next replaces it; the input tiles are transformed
   // again for each block. Every output is computed as the whole-weights way computes it.
-  const int block = keep ? 0 : scheduled_block(io.exec, index);
+  const int block = keep ? 0 : io.block;
   if (!winograd_whole_input && block > 0 && block < filters) {
     const int threads = thread_count(io);
     const int mb = (block + kernels::kMR - 1) / kernels::kMR * kernels::kMR;
