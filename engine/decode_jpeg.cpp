@@ -162,6 +162,28 @@ int exif_orientation(const jpeg_saved_marker_ptr markers) {
   return 1;
 }
 
+// x * y / 255 rounded, as stb_image's stbi__blinn_8x8 computes it.
+inline uint8_t mul255(unsigned x, unsigned y) {
+  const unsigned t = x * y + 128;
+  return uint8_t((t + (t >> 8)) >> 8);
+}
+
+// A row of libjpeg's CMYK output turned into RGB. With an Adobe APP14 marker (Photoshop's files,
+// and every CMYK or YCCK file libjpeg writes) the samples are stored inverted, 255 meaning no
+// ink: R = C * K / 255, stb_image's formula for both its CMYK and its YCCK case (libjpeg's YCCK
+// output is stb's inverted RGB), so the two decoders differ only by their IDCT and upsampling.
+// Without the marker libjpeg reads the samples as plain CMYK, ink = value: R = (255 - C)(255 - K)
+// / 255. (stb_image reads such a file as YCbCr and ignores K.)
+void cmyk_to_rgb(const uint8_t* cmyk, uint8_t* rgb, int w, bool inverted) {
+  const unsigned flip = inverted ? 0 : 255;
+  for (int x = 0; x < w; ++x, cmyk += 4, rgb += 3) {
+    const unsigned k = cmyk[3] ^ flip;
+    rgb[0] = mul255(cmyk[0] ^ flip, k);
+    rgb[1] = mul255(cmyk[1] ^ flip, k);
+    rgb[2] = mul255(cmyk[2] ^ flip, k);
+  }
+}
+
 class JpegRows final : public RowDecoder {
  public:
   JpegRows(MemoryTracker& mem, std::string name) : mem_(mem), image_(std::move(name)) { name_ = "libjpeg-turbo"; }
@@ -173,9 +195,8 @@ class JpegRows final : public RowDecoder {
     mem_.unaccount(sizeof(JpegState), MemCategory::kOther);
   }
 
-  // Reads the header and sets up decoding; no pixel is decoded. *fallback is set (no error) for
-  // colour spaces libjpeg cannot turn into RGB (CMYK, YCCK): stb_image decodes those.
-  Status open(std::FILE* fp, const DecodeOptions& opt, bool* fallback, int* orientation) {
+  // Reads the header and sets up decoding; no pixel is decoded.
+  Status open(std::FILE* fp, const DecodeOptions& opt) {
     if (!mem_.account(sizeof(JpegState), MemCategory::kOther))
       return Status(ErrorKind::kOutOfMemory, image_ + ": out of memory opening the JPEG decoder");
     state_ = std::make_unique<JpegState>();
@@ -202,22 +223,22 @@ class JpegRows final : public RowDecoder {
     // first 4 kB are enough to say the photo is stored turned.
     jpeg_save_markers(&s.cinfo, JPEG_APP0 + 1, opt.exif_rotate ? 0xFFFF : 4096);
     jpeg_read_header(&s.cinfo, TRUE);
-    if (s.cinfo.jpeg_color_space == JCS_CMYK || s.cinfo.jpeg_color_space == JCS_YCCK) {
-      *fallback = true;
-      return Status::Ok();
-    }
+    // CMYK and YCCK come out of libjpeg as CMYK rows (YCCK's YCC turned into CMY) and are turned
+    // into RGB here, a row at a time (cmyk_to_rgb).
+    cmyk_ = s.cinfo.jpeg_color_space == JCS_CMYK || s.cinfo.jpeg_color_space == JCS_YCCK;
+    inverted_ = s.cinfo.saw_Adobe_marker;
     const int stored = exif_orientation(s.cinfo.marker_list);
-    *orientation = opt.exif_rotate ? stored : 1;
+    orientation_ = opt.exif_rotate ? stored : 1;
     if (!opt.exif_rotate && stored != 1)
       unapplied_orientation_ = "EXIF orientation " + std::to_string(stored) + " (stored " +
                                (stored == 3 || stored == 4 ? "upside down" : stored >= 5 ? "turned sideways" : "mirrored") +
                                ") left unapplied, as Darknet does; --exif-rotate turns the photo upright first";
     image_w_ = int(s.cinfo.image_width);
     image_h_ = int(s.cinfo.image_height);
-    s.cinfo.out_color_space = JCS_RGB;
+    s.cinfo.out_color_space = cmyk_ ? JCS_CMYK : JCS_RGB;
     if (opt.fast && opt.net_w > 0 && opt.net_h > 0) {
-      // The rows are rotated afterwards, so a transposing orientation swaps the sides.
-      const bool swap = *orientation >= 5;
+      // The rows are turned by the resize, so a transposing orientation swaps the sides.
+      const bool swap = orientation_ >= 5;
       const int rw = swap ? image_h_ : image_w_, rh = swap ? image_w_ : image_h_;
       int need_w = opt.net_w, need_h = opt.net_h;
       if (opt.letterbox) letterbox_size(rw, rh, opt.net_w, opt.net_h, &need_w, &need_h);
@@ -239,39 +260,60 @@ class JpegRows final : public RowDecoder {
     // mode the setup (and its coefficient buffer, counted) comes first and the data is read
     // on the first row, after the caller has checked the budget.
     progressive_ = jpeg_has_multiple_scans(&s.cinfo);
-    // A progressive file (its coefficients) and an EXIF rotation (its pixels) hold the whole
-    // image: the whole-image limit applies, not the row decoder's.
-    if ((progressive_ || *orientation != 1) && opt.max_pixels == 0 &&
+    // A progressive file holds the whole image's coefficients: the whole-image limit applies,
+    // not the row decoder's. (An EXIF rotation is applied by the resize: rows as stored.)
+    if (progressive_ && opt.max_pixels == 0 &&
         (long long)image_w_ * image_h_ > kMaxImagePixels)
       return pixel_limit_error(image_, image_w_, image_h_, kMaxImagePixels, false, true);
-    if (progressive_ && opt.max_working_bytes) {
+    if (progressive_) {
       // Its whole DCT coefficient buffer (jdcoefct.c: each component's blocks, rounded up to its
-      // sampling factors, 128 bytes each) is allocated by jpeg_start_decompress: refused first.
-      size_t coef = 0;
+      // sampling factors, 128 bytes each) is allocated by jpeg_start_decompress, whatever the
+      // DCT scale: under a budget it is refused first.
       for (int ci = 0; ci < s.cinfo.num_components; ++ci) {
         const jpeg_component_info& c = s.cinfo.comp_info[ci];
         const size_t bw = (size_t(c.width_in_blocks) + c.h_samp_factor - 1) / c.h_samp_factor * c.h_samp_factor;
         const size_t bh = (size_t(c.height_in_blocks) + c.v_samp_factor - 1) / c.v_samp_factor * c.v_samp_factor;
-        coef += bw * bh * sizeof(JBLOCK);
+        coefficient_bytes_ += bw * bh * sizeof(JBLOCK);
       }
-      if (coef > opt.max_working_bytes)
-        return Status(ErrorKind::kBudget, image_ + ": this progressive JPEG needs " + format_bytes(coef) +
+      if (opt.max_working_bytes && coefficient_bytes_ > opt.max_working_bytes)
+        return Status(ErrorKind::kBudget, image_ + ": this progressive JPEG needs " + format_bytes(coefficient_bytes_) +
                                               " for its DCT coefficients alone, over what --max-mem leaves (" +
-                                              format_bytes(opt.max_working_bytes) + "); refused before decoding");
+                                              format_bytes(opt.max_working_bytes) +
+                                              "; --fast-decode does not shrink them); refused before decoding");
     }
     s.cinfo.buffered_image = progressive_ ? TRUE : FALSE;
     jpeg_start_decompress(&s.cinfo);
     if (s.counting.failed) return Status(ErrorKind::kOutOfMemory, image_ + ": out of memory setting up the JPEG decoder");
     w_ = int(s.cinfo.output_width);
     h_ = int(s.cinfo.output_height);
-    if (s.cinfo.output_components != 3)
+    if (s.cinfo.output_components != (cmyk_ ? 4 : 3))
       return Status(ErrorKind::kImage, image_ + ": JPEG decodes to " + std::to_string(s.cinfo.output_components) +
-                                           " channels, not RGB");
+                                           " channels, not " + (cmyk_ ? "CMYK" : "RGB"));
+    if (cmyk_) {
+      auto row = Buffer::make(mem_, size_t(w_), MemCategory::kOther, "a CMYK row");  // 4 bytes a pixel
+      if (!row.ok()) return row.status();
+      cmyk_row_ = std::move(*row);
+    }
     working_ = mem_.current().of(MemCategory::kOther) - other_before_;
+    if (orientation_ >= 5) std::swap(image_w_, image_h_);  // the photo's size as it is viewed
     return Status::Ok();
   }
 
   Status read_row(uint8_t* rgb) override {
+    if (!cmyk_) return scan_row(rgb);
+    auto* cmyk = reinterpret_cast<uint8_t*>(cmyk_row_.data());
+    MDFI_RETURN_IF_ERROR(scan_row(cmyk));
+    cmyk_to_rgb(cmyk, rgb, w_, inverted_);
+    return Status::Ok();
+  }
+
+  size_t coefficient_bytes() const override { return coefficient_bytes_; }
+
+  void set_baseline(size_t other_before) { other_before_ = other_before; }
+
+ private:
+  // The next row as libjpeg delivers it (RGB, or CMYK for a CMYK or YCCK file).
+  Status scan_row(uint8_t* out) {
     JpegState& s = *state_;
     if (setjmp(s.trap.jump)) return failure();
     if (progressive_ && !output_started_) {
@@ -282,14 +324,13 @@ class JpegRows final : public RowDecoder {
       jpeg_start_output(&s.cinfo, s.cinfo.input_scan_number);
       output_started_ = true;
     }
-    JSAMPROW row = rgb;
+    JSAMPROW row = out;
     if (jpeg_read_scanlines(&s.cinfo, &row, 1) != 1)
       return Status(ErrorKind::kImage, image_ + ": corrupt or truncated JPEG (no more rows)");
     return Status::Ok();
   }
 
-  void set_baseline(size_t other_before) { other_before_ = other_before; }
-
+ public:
   std::vector<std::string> warnings() const override {
     std::vector<std::string> w;
     if (!unapplied_orientation_.empty()) w.push_back(unapplied_orientation_);
@@ -312,6 +353,9 @@ class JpegRows final : public RowDecoder {
   std::string image_;
   std::unique_ptr<JpegState> state_;
   bool created_ = false, progressive_ = false, output_started_ = false;
+  bool cmyk_ = false, inverted_ = false;
+  Buffer cmyk_row_;  // libjpeg's CMYK row before cmyk_to_rgb
+  size_t coefficient_bytes_ = 0;
   size_t other_before_ = 0;
   std::string unapplied_orientation_;
 };
@@ -322,16 +366,8 @@ Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, con
                                                       MemoryTracker& mem) {
   auto dec = std::make_unique<JpegRows>(mem, src.name);
   dec->set_baseline(mem.current().of(MemCategory::kOther));
-  bool fallback = false;
-  int orientation = 1;
-  MDFI_RETURN_IF_ERROR(dec->open(src.file, opt, &fallback, &orientation));
-  if (fallback) {
-    dec.reset();
-    return open_stb_decoder(src, mem, opt.max_pixels);
-  }
-  std::unique_ptr<RowDecoder> rows = std::move(dec);
-  if (orientation != 1) return rotate_rows(std::move(rows), orientation, mem);
-  return rows;
+  MDFI_RETURN_IF_ERROR(dec->open(src.file, opt));
+  return std::unique_ptr<RowDecoder>(std::move(dec));
 }
 
 }  // namespace mdfi

@@ -25,14 +25,18 @@ Result<ImageInput> ImageInput::open(const ImageBytes& src, const NetworkInputSpe
   in.row_ = std::move(row);
   in.target_.out_w = net.w;
   in.target_.out_h = net.h;
+  // Letterboxed as the photo is viewed (after its EXIF turn); resized as its rows are stored.
+  const int o = in.decoder_->orientation();
+  const bool swap = o >= 5;
+  int up_w = net.w, up_h = net.h;  // the resized block as viewed
   if (net.letterbox) {
-    letterbox_size(w, h, net.w, net.h, &in.target_.dst_w, &in.target_.dst_h);
-    in.target_.off_x = (net.w - in.target_.dst_w) / 2;
-    in.target_.off_y = (net.h - in.target_.dst_h) / 2;
-  } else {
-    in.target_.dst_w = net.w;
-    in.target_.dst_h = net.h;
+    letterbox_size(swap ? h : w, swap ? w : h, net.w, net.h, &up_w, &up_h);
+    in.target_.off_x = (net.w - up_w) / 2;
+    in.target_.off_y = (net.h - up_h) / 2;
   }
+  in.target_.dst_w = swap ? up_h : up_w;
+  in.target_.dst_h = swap ? up_w : up_h;
+  in.target_.orientation = o;
   in.setup_bytes_ = in.decoder_->working_bytes() + in.row_.bytes() + RowResizer::working_bytes(in.target_.dst_w);
   in.input_bytes_ = size_t(net.w) * net.h * 3 * sizeof(float);
   return in;

@@ -26,8 +26,11 @@ class ImageInput {
 
   int image_width() const { return decoder_->image_width(); }
   int image_height() const { return decoder_->image_height(); }
-  int decoded_width() const { return decoder_->width(); }
-  int decoded_height() const { return decoder_->height(); }
+  // The decoded size (after DCT scaling) as the photo is viewed (after its EXIF turn).
+  int decoded_width() const { return decoder_->orientation() >= 5 ? decoder_->height() : decoder_->width(); }
+  int decoded_height() const { return decoder_->orientation() >= 5 ? decoder_->width() : decoder_->height(); }
+  // A progressive JPEG's whole DCT coefficient buffer (RowDecoder::coefficient_bytes), else 0.
+  size_t coefficient_bytes() const { return decoder_->coefficient_bytes(); }
   const char* decoder_name() const { return decoder_->name(); }
   // The decoder's warnings (RowDecoder::warnings), complete after decode().
   std::vector<std::string> warnings() const { return decoder_->warnings(); }

@@ -1,6 +1,8 @@
 // Image decoders that hand out one row of 8-bit interleaved RGB at a time, so no
 // full-resolution image buffer exists unless the format forces one:
-//   JPEG - libjpeg-turbo's scanline API (SIMD, and DCT-domain scaling for --fast-decode);
+//   JPEG - libjpeg-turbo's scanline API (SIMD, and DCT-domain scaling for --fast-decode); CMYK
+//          and YCCK files too (CMYK rows turned into RGB as stb_image does); a progressive file
+//          holds its whole DCT coefficient buffer (coefficient_bytes());
 //   PNG  - libpng's row API (non-interlaced files);
 //   the rest (BMP, TGA, GIF, interlaced PNG, and JPEG under --decoder stb) - stb_image's
 //          whole-image decode, rows handed out from its buffer.
@@ -49,12 +51,18 @@ struct DecodeOptions {
 class RowDecoder {
  public:
   virtual ~RowDecoder() = default;
-  // The rows this decoder delivers (after DCT scaling and EXIF rotation).
+  // The rows this decoder delivers (after DCT scaling), as stored: before EXIF rotation.
   int width() const { return w_; }
   int height() const { return h_; }
   // The image's own size (before DCT scaling; after EXIF rotation): what boxes are reported in.
   int image_width() const { return image_w_; }
   int image_height() const { return image_h_; }
+  // The EXIF orientation (2..8, TIFF's definitions) the rows are still to be turned by, 1 for
+  // none: the resize applies it (ResizeTarget::orientation), so no decoded photo is held to turn it.
+  int orientation() const { return orientation_; }
+  // A progressive JPEG's whole DCT coefficient buffer, held while it is decoded (part of
+  // working_bytes(), whatever the DCT scale); 0 for every other decoder.
+  virtual size_t coefficient_bytes() const { return 0; }
   // Decoder memory held now (tracked): its tables, row buffers, whole-image buffers if any.
   size_t working_bytes() const { return working_; }
   const char* name() const { return name_; }
@@ -65,7 +73,7 @@ class RowDecoder {
   virtual std::vector<std::string> warnings() const { return {}; }
 
  protected:
-  int w_ = 0, h_ = 0, image_w_ = 0, image_h_ = 0;
+  int w_ = 0, h_ = 0, image_w_ = 0, image_h_ = 0, orientation_ = 1;
   size_t working_ = 0;
   const char* name_ = "";
 };
@@ -80,7 +88,5 @@ Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, con
 Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem);
 // nullptr (no error) from open_png_decoder means "interlaced: use the whole-image decoder".
 Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels);
-// Rows of a decoded image after an EXIF orientation (2..8): holds the whole image.
-Result<std::unique_ptr<RowDecoder>> rotate_rows(std::unique_ptr<RowDecoder> src, int orientation, MemoryTracker& mem);
 
 }  // namespace mdfi

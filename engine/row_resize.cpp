@@ -1,6 +1,8 @@
 #include "row_resize.h"
 
+#include <cstddef>
 #include <cstring>
+#include <string>
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -82,6 +84,27 @@ Result<RowResizer> RowResizer::make(int src_w, int src_h, const ResizeTarget& ta
   r.src_w_ = src_w;
   r.src_h_ = src_h;
   r.vector_ = !(variant && std::strcmp(variant, "scalar") == 0);
+  if (target.orientation < 1 || target.orientation > 8)
+    return Result<RowResizer>(ErrorKind::kUsage, "EXIF orientation " + std::to_string(target.orientation) + " is not 1..8");
+  {
+    // Resized (x, y) lands at (tx, ty) of the turned block: tx = ax + bx x + cx y, ty = ay + by x + cy y.
+    const int sw = target.dst_w, sh = target.dst_h;
+    int ax = 0, bx = 1, cx = 0, ay = 0, by = 0, cy = 1;
+    switch (target.orientation) {
+      case 2: ax = sw - 1, bx = -1; break;                                        // mirrored
+      case 3: ax = sw - 1, bx = -1, ay = sh - 1, cy = -1; break;                  // upside down
+      case 4: ay = sh - 1, cy = -1; break;                                        // flipped
+      case 5: bx = 0, cx = 1, by = 1, cy = 0; break;                              // transposed
+      case 6: ax = sh - 1, bx = 0, cx = -1, by = 1, cy = 0; break;                // turn clockwise
+      case 7: ax = sh - 1, bx = 0, cx = -1, ay = sw - 1, by = -1, cy = 0; break;  // transversed
+      case 8: bx = 0, cx = 1, ay = sw - 1, by = -1, cy = 0; break;                // turn counter-clockwise
+      default: break;
+    }
+    const std::ptrdiff_t ow = target.out_w;
+    r.origin_ = (target.off_y + ay) * ow + target.off_x + ax;
+    r.step_x_ = bx + by * ow;
+    r.step_y_ = cx + cy * ow;
+  }
   // A 1-pixel-wide or -high target would divide by zero (Darknet does); its only sample is 0.
   r.w_scale_ = target.dst_w > 1 ? float(src_w - 1) / (target.dst_w - 1) : 0.f;
   r.h_scale_ = target.dst_h > 1 ? float(src_h - 1) / (target.dst_h - 1) : 0.f;
@@ -171,6 +194,16 @@ void RowResizer::emit_ready_rows() {
     // roundings of products and one of the sum (no contraction: the engine builds with
     // -ffp-contract=off) gives its bits with one store per value.
     const float ey = 1 - dy;
+    if (t_.orientation != 1) {  // the same values, stored where the EXIF turn puts them
+      for (int k = 0; k < 3; ++k) {
+        float* row = t_.out + size_t(k) * t_.out_h * t_.out_w + origin_ + r * step_y_;
+        const float* top = rows_.data() + size_t(iy % 2) * 3 * w + size_t(k) * w;
+        const float* bot = rows_.data() + size_t((iy + 1) % 2) * 3 * w + size_t(k) * w;
+        for (int x = 0; x < w; ++x) row[x * step_x_] = blend ? ey * top[x] + dy * bot[x] : ey * top[x];
+      }
+      ++next_out_;
+      continue;
+    }
     for (int k = 0; k < 3; ++k) {
       float* row = t_.out + (size_t(k) * t_.out_h + r + t_.off_y) * t_.out_w + t_.off_x;
       const float* top = rows_.data() + size_t(iy % 2) * 3 * w + size_t(k) * w;

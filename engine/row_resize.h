@@ -15,11 +15,17 @@ namespace mdfi {
 
 // Where the resized image goes: `planes` channel planes of out_w x out_h floats, the resized
 // block's top-left corner at (off_x, off_y). A letterbox is this with a 0.5 border around it.
+// dst_w x dst_h is the resized block as the rows arrive; with an EXIF `orientation` other than 1
+// (2..8, TIFF's definitions) each resized value is stored where that turn puts it, so the block
+// in `out` is dst_h x dst_w for 5..8. Resizing then turning samples the same points as turning
+// then resizing (the corner-aligned sample grid maps onto itself); only the order of the two
+// linear passes, and so the float rounding, differs.
 struct ResizeTarget {
   float* out = nullptr;
   int out_w = 0, out_h = 0;
   int dst_w = 0, dst_h = 0;
   int off_x = 0, off_y = 0;
+  int orientation = 1;
 };
 
 class RowResizer {
@@ -46,6 +52,8 @@ class RowResizer {
   int rows_in_ = 0;  // source rows pushed so far
   int next_out_ = 0;
   float w_scale_ = 0, h_scale_ = 0;
+  // Turned: resized (x, y) of channel k goes to out[k * plane + origin_ + x * step_x_ + y * step_y_].
+  std::ptrdiff_t origin_ = 0, step_x_ = 1, step_y_ = 0;
   bool vector_ = true;  // the aarch64 NEON horizontal pass
   Buffer rows_;     // two slots of 3 * dst_w floats, slot = source row % 2
   Buffer columns_;  // per output column: the left source column (as float bits) and its weight
