@@ -93,10 +93,15 @@ Action add_models_command(CLI::App& app) {
       std::printf("%-*s official %s  sha256 %s\n", wname, "", n.weights, sha.c_str());
       if (f.ok) std::printf("%-*s cfg %s\n", wname, "", f.cfg.c_str());
     }
-    if (!*porcelain)
+    if (!*porcelain) {
+      // The places in find_weights' order, as directories (those of the first network).
+      std::string dirs;
+      for (const std::string& p : weights_places(named_nets().front())) dirs += ", " + p.substr(0, p.rfind('/'));
       std::printf("\npeak mem: planned network heap (activations + one layer's weights + workspace), before image "
-                  "buffers.\nweights are looked for in $MDFI_WEIGHTS, then %s; fetch with %s NAME\n",
-                  weights_dir().c_str(), get_weights_script().c_str());
+                  "buffers.\nweights (the official file) are looked for in $MDFI_WEIGHTS, then in%s; fetch with "
+                  "%s NAME\n",
+                  dirs.c_str() + 1, get_weights_script().c_str());
+    }
     return rc;
   };
 }

@@ -24,15 +24,6 @@ bool is_file(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string exe_dir() {
-  char exe[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "";
-  exe[n] = '\0';
-  const std::string s(exe);
-  return s.substr(0, s.rfind('/'));
-}
-
 // The source tree is consulted only by a binary inside its own build tree (the developer's
 // build/app/mdfi): an installed or copied binary must not depend on, or be changed by, a tree
 // that happens to still exist on the machine it was built on. MDFI_BUILD_DIR is canonical
@@ -43,6 +34,15 @@ bool runs_from_build_tree(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string exe_dir() {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  const std::string s(exe);
+  return s.substr(0, s.rfind('/'));
+}
 
 std::vector<std::string> data_dirs() {
   std::vector<std::string> dirs;

@@ -28,6 +28,9 @@ DataRef find_data(const std::string& rel);
 // The on-disk places searched, in order (those that apply to this run), for messages and `models`.
 std::vector<std::string> data_dirs();
 
+// The directory holding the running binary (/proc/self/exe, symlinks resolved); "" when unknown.
+std::string exe_dir();
+
 // Whether the binary carries a copy of rel.
 bool is_embedded(const std::string& rel);
 

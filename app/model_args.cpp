@@ -19,7 +19,7 @@ void add_model_options(CLI::App& cmd, ModelArgs& args, const char* default_net, 
                      (default_net ? std::string("; default ") + default_net : std::string()));
   cmd.add_option("--cfg,-c", args.cfg, "Darknet .cfg file (instead of --net)");
   if (with_weights) {
-    cmd.add_option("--weights,-w", args.weights, "Darknet .weights file (default: $MDFI_WEIGHTS, then the weights directory)");
+    cmd.add_option("--weights,-w", args.weights, "Darknet .weights file (default with --net: $MDFI_WEIGHTS, else the official file in the working directory, beside the mdfi binary, or in $MDFI_WEIGHTS_DIR, by default ~/.local/share/mdfi/weights)");
     cmd.add_option("--names,--labels", args.names,
                    "label file, one name per line (default with --cfg: CFG_STEM.names beside the cfg, or the only "
                    ".names file there)");

@@ -1,7 +1,9 @@
 #include "named_nets.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 
 namespace mdfi::app {
@@ -90,16 +92,32 @@ std::string get_weights_script() {
   return script.path.empty() ? "scripts/get-weights.sh" : script.path;
 }
 
+std::vector<std::string> weights_places(const NamedNet& n) {
+  std::vector<std::string> places;
+  auto add = [&](const std::string& p) {
+    for (const std::string& q : places)
+      if (q == p) return;
+    places.push_back(p);
+  };
+  char cwd[PATH_MAX];
+  add(::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + n.weights : std::string("./") + n.weights);
+  if (const std::string exe = exe_dir(); !exe.empty()) add(exe + "/" + n.weights);
+  add(weights_dir() + "/" + n.weights);
+  return places;
+}
+
 Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_path) {
   if (!explicit_path.empty()) return explicit_path;
   std::string looked;
   if (const char* env = std::getenv("MDFI_WEIGHTS"); env && *env) {
     if (is_file(env)) return std::string(env);
-    looked += std::string(" $MDFI_WEIGHTS=") + env + ";";
+    looked += std::string(" $MDFI_WEIGHTS=") + env + " (not a file),";
   }
-  const std::string p = weights_dir() + "/" + n.weights;
-  if (is_file(p)) return p;
-  looked += " " + p;
+  const std::vector<std::string> places = weights_places(n);
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (is_file(places[i])) return places[i];
+    looked += std::string(i ? ", " : " ") + places[i];
+  }
   return Result<std::string>(ErrorKind::kIo, std::string("no weights for '") + n.name + "': looked at" + looked +
                                                  "; pass --weights FILE, or fetch the official file with " +
                                                  get_weights_script() + " " + n.name + " (" + n.url +

@@ -30,9 +30,14 @@ DataRef labels_for(const NamedNet& n);
 inline std::string cfg_rel(const NamedNet& n) { return std::string("cfg/") + n.cfg; }
 inline std::string labels_rel(const NamedNet& n) { return std::string("data/") + n.labels; }
 
-// Finds the weights for a named network: explicit path, $MDFI_WEIGHTS, then $MDFI_WEIGHTS_DIR or
-// ~/.local/share/mdfi/weights. The error lists every place looked at.
+// Finds the weights for a named network: the explicit path, else $MDFI_WEIGHTS (a file), else
+// the official file name (n.weights) in, in order, the working directory, the directory holding
+// the mdfi binary, and $MDFI_WEIGHTS_DIR or ~/.local/share/mdfi/weights. The error (one line)
+// lists every place looked at.
 Result<std::string> find_weights(const NamedNet& n, const std::string& explicit_path);
+// The paths after $MDFI_WEIGHTS where find_weights looks for n's official file, in order
+// (absolute; a directory met twice is listed once).
+std::vector<std::string> weights_places(const NamedNet& n);
 std::string weights_dir();
 // The path of scripts/get-weights.sh to show in messages.
 std::string get_weights_script();
