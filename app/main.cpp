@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "darknet_cli.h"
 #include "exit_codes.h"
+#include "help_format.h"
 #include "usage_errors.h"
 #include "version.h"
 
@@ -31,35 +32,46 @@ int report(const Status& st) {
 
 }  // namespace mdfi::app
 
+// Wrapped at the help width (help_format.h): a line here is a paragraph or one entry, whose
+// continuation goes under the text after its first two-space gap.
 static const char* kFooter =
-    "Results go to stdout (or -o FILE); progress, warnings, errors and the summary go to stderr.\n"
+    "Results go to stdout (or -o FILE); progress, warnings, errors and the summary go to stderr. "
     "mdfi never prompts; only '--list -' (and a Darknet command line without an image) reads stdin.\n"
     "\n"
     "Exit codes:\n"
     "  0  every image succeeded\n"
     "  1  the run could not start or failed as a whole (model, weights, backend, output file)\n"
-    "  2  usage error (bad option, bad value, no inputs, an output over an input or, without\n"
-    "     --force, over an existing picture)\n"
+    "  2  usage error (bad option, bad value, no inputs, an output over an input or, without --force, "
+    "over an existing picture)\n"
     "  3  the run finished but at least one input image failed (also when all of them did)\n"
     "  4  the predicted peak memory is over the budget (--max-mem)\n"
-    "  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM: the batch stopped after the image in\n"
-    "     progress and kept its finished records (text/jsonl/csv -o files; rerun with --resume)\n"
+    "  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM: the batch stopped after the image in "
+    "progress and kept its finished records (text/jsonl/csv -o files; rerun with --resume)\n"
+    "\n"
+    "Weights of a named network (--net NAME without --weights): its official file, named as "
+    "'mdfi models' shows, is looked for in this order: $MDFI_WEIGHTS (a file), the working "
+    "directory, the directory holding the mdfi binary, then $MDFI_WEIGHTS_DIR (default "
+    "~/.local/share/mdfi/weights).\n"
     "\n"
     "Environment:\n"
-    "  MDFI_WEIGHTS       weights file for --net when --weights is not given\n"
-    "  MDFI_WEIGHTS_DIR   directory searched for official weights (default ~/.local/share/mdfi/weights)\n"
-    "  MDFI_DATA_DIR      directory holding cfg/ and data/ for named networks, searched after\n"
-    "                     <bin>/../share/mdfi; the copies built into mdfi are used last\n"
+    "  MDFI_WEIGHTS      weights file for --net when --weights is not given\n"
+    "  MDFI_WEIGHTS_DIR  directory searched for official weights after the working directory "
+    "and the binary's (default ~/.local/share/mdfi/weights)\n"
+    "  MDFI_DATA_DIR     directory holding cfg/ and data/ for named networks, searched after "
+    "<bin>/../share/mdfi; the copies built into mdfi are used last\n"
+    "  COLUMNS           this help is wrapped at 80 columns, or at COLUMNS when it is 40 to 79\n"
     "\n"
     "Examples:\n"
     "  mdfi detect --net yolov3-tiny dog.jpg\n"
-    "  find photos -name '*.jpg' | mdfi detect --net yolov3-tiny --list - --format jsonl > out.jsonl\n"
-    "  mdfi detect --cfg my.cfg --weights my.weights --names my.names --draw out/ photos/\n"
+    "  find photos -name '*.jpg' |\n"
+    "    mdfi detect --net yolov3-tiny --list - --format jsonl > out.jsonl\n"
+    "  mdfi detect --cfg my.cfg --weights my.weights --names my.names \\\n"
+    "    --draw out/ photos/\n"
     "  mdfi classify --net darknet19 --top 3 --format csv -o classes.csv images/\n"
-    "  mdfi plan --net yolov3        (predicted memory, no weights needed)\n"
-    "  mdfi models                   (named networks and where their weights are)\n"
-    "  mdfi detector test cfg/coco.data yolov4-tiny.cfg yolov4-tiny.weights dog.jpg -ext_output\n"
-    "                                (Darknet's command lines run unchanged; see app/README.md)\n"
+    "  mdfi plan --net yolov3   (predicted memory, no weights needed)\n"
+    "  mdfi models              (named networks and where their weights are)\n"
+    "  mdfi detector test cfg/coco.data yolov4-tiny.cfg yolov4-tiny.weights \\\n"
+    "    dog.jpg -ext_output   (Darknet command lines run unchanged: app/README.md)\n"
     "\n"
     "Run 'mdfi COMMAND --help' for the options of one command.";
 
@@ -73,6 +85,8 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 #endif
   CLI::App app{"mdfi - Micro Darknet for Inference: runs Darknet .cfg/.weights networks in little memory"};
+  // Before the subcommands are added: each copies the formatter of its parent.
+  app.formatter(make_help_formatter());
   app.footer(kFooter);
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text());

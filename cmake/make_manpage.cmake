@@ -4,8 +4,14 @@
 #   cmake -DMDFI=path/to/mdfi [-DEMULATOR=qemu,-L,...] -DOUT=mdfi.1 -DVERSION=x.y.z -P make_manpage.cmake
 string(REPLACE "," ";" _emu "${EMULATOR}")
 
+# The help is wrapped at $COLUMNS below 80 (app/help_format.h). man indents the text of a
+# section by 7 columns and leaves the no-fill blocks below unwrapped, so 72 columns of help fit
+# an 80-column terminal.
+set(_help_columns 72)
+
 function(mdfi_help out_var)
-  execute_process(COMMAND ${_emu} ${MDFI} ${ARGN} --help RESULT_VARIABLE _rc OUTPUT_VARIABLE _text ERROR_VARIABLE _err)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env COLUMNS=${_help_columns} ${_emu} ${MDFI} ${ARGN} --help
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _text ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "make_manpage: '${MDFI} ${ARGN} --help' failed (${_rc}): ${_err}")
   endif()
@@ -49,10 +55,13 @@ foreach(_c ${_names})
   mdfi_roff(_h "${_h}")
   string(APPEND _page ".SS mdfi ${_c}\n.nf\n${_h}.fi\n")
 endforeach()
+# Filled text (troff wraps it), one source line per clause.
 string(APPEND _page ".SH FILES\n.TP\n.I <prefix>/share/mdfi/cfg, <prefix>/share/mdfi/data\n"
-                    "cfgs of the named networks and label lists, found relative to the executable "
+                    "cfgs of the named networks and label lists, found relative to the executable\n"
                     "(then \\fBMDFI_DATA_DIR\\fR); built-in copies are used when they are absent.\n"
-                    ".TP\n.I ~/.local/share/mdfi/weights\nwhere \\fB\\-\\-net\\fR looks for official weights "
-                    "(\\fBMDFI_WEIGHTS_DIR\\fR overrides).\n")
+                    ".TP\n.I ~/.local/share/mdfi/weights\nwhere \\fB\\-\\-net\\fR looks for official weights\n"
+                    "(\\fBMDFI_WEIGHTS_DIR\\fR overrides) when \\fB\\-\\-weights\\fR is not given,\n"
+                    "after \\fBMDFI_WEIGHTS\\fR (a file), the working directory and the directory\n"
+                    "holding the mdfi binary, in that order.\n")
 file(WRITE ${OUT}.tmp "${_page}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -25,7 +25,8 @@ _mdfi() {
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   bin="${COMP_WORDS[0]}"
   local cmds
-  cmds=$("$bin" --help 2>/dev/null | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1; next } s { s = 0 }')
+  # A command's description may go on under it (lines indented further): skipped.
+  cmds=$("$bin" --help 2>/dev/null | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1; next } s && /^   / { next } s { s = 0 }')
   cmd=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     for w in $cmds; do [ "${COMP_WORDS[i]}" = "$w" ] && cmd="$w"; done

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -450,8 +453,10 @@ TEST_CASE("cli: the bash completion offers every command, option and value of --
     std::istringstream lines(top.out.substr(top.out.find("Subcommands:")));
     std::string line;
     std::getline(lines, line);
-    while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ' && line[2] != ' ')
+    while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ') {
+      if (line[2] == ' ') continue;  // a wrapped description goes on under its command
       cmds.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
   }
   CHECK(cmds.size() >= 6);
   const std::string first = complete("''");
@@ -502,4 +507,181 @@ TEST_CASE("cli: named networks resolve weights from MDFI_WEIGHTS_DIR; boxes stay
     if (!(x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= 772 && y + h <= 511)) outside += d.dump() + "\n";
   }
   CHECK(outside.empty());
+}
+
+namespace {
+
+// Display columns of UTF-8 text: its code points, not its bytes.
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The lines of `text` wider than `width` columns, each with its width ("" when none).
+std::string too_wide(const std::string& text, size_t width) {
+  std::istringstream lines(text);
+  std::string line, bad;
+  while (std::getline(lines, line))
+    if (columns(line) > width) bad += "[" + std::to_string(columns(line)) + "] " + line + "\n";
+  return bad;
+}
+
+std::string real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+}  // namespace
+
+TEST_CASE("cli: mdfi --help and every command's --help fit an 80-column terminal", "[cli]") {
+  // COLUMNS narrows the help below 80 (never widens it): unset, the help is 80 columns wide.
+  const std::string env = "env -u COLUMNS ";
+  auto top = run_command(env + bin() + " --help");
+  REQUIRE(top.exit_code == 0);
+  INFO("mdfi --help");
+  CHECK(too_wide(top.out, 80) == "");
+  std::vector<std::string> cmds;
+  {
+    std::istringstream lines(top.out.substr(top.out.find("Subcommands:")));
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ') {
+      if (line[2] == ' ') continue;  // a wrapped description
+      cmds.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
+  }
+  for (const char* want : {"detect", "classify", "models", "info", "plan", "gen-weights", "devices", "bench", "merge"})
+    CHECK(std::find(cmds.begin(), cmds.end(), want) != cmds.end());
+  for (const std::string& cmd : cmds) {
+    auto h = run_command(env + bin() + " " + cmd + " --help");
+    INFO("mdfi " << cmd << " --help");
+    REQUIRE(h.exit_code == 0);
+    CHECK(h.out.find("Usage:") != std::string::npos);
+    CHECK(too_wide(h.out, 80) == "");
+    // A narrower terminal gets narrower help; the option names are never cut.
+    auto narrow = run_command("COLUMNS=60 " + bin() + " " + cmd + " --help");
+    REQUIRE(narrow.exit_code == 0);
+    CHECK(too_wide(narrow.out, 60) == "");
+  }
+  // Wrapping keeps every word: the detect help holds the same words at 80 and 60 columns.
+  auto words = [](const std::string& text) {
+    std::istringstream in(text);
+    std::string w, all;
+    while (in >> w) all += w + " ";
+    return all;
+  };
+  auto d80 = run_command(env + bin() + " detect --help");
+  auto d60 = run_command("COLUMNS=60 " + bin() + " detect --help");
+  CHECK(words(d80.out) == words(d60.out));
+  CHECK(d80.out.find("--winograd TEXT:{off,auto,f2,f4}=auto") != std::string::npos);
+
+  // The man page is made from this help (cmake/make_manpage.cmake). Checked when the build made
+  // one from this binary (it is not a dependency of the tests) and man is installed.
+  const std::string page = bin().substr(0, bin().rfind('/')) + "/mdfi.1";
+  struct stat ps {}, bs {};
+  if (::stat(page.c_str(), &ps) == 0 && ::stat(bin().c_str(), &bs) == 0 && ps.st_mtime >= bs.st_mtime &&
+      run_command("command -v man").exit_code == 0) {
+    auto man = run_command("env -u MAN_KEEP_FORMATTING MANWIDTH=80 man -l " + quote(page));
+    INFO("man -l " << page << "\n" << man.err);
+    REQUIRE(man.exit_code == 0);
+    CHECK(man.out.find("mdfi gen-weights") != std::string::npos);
+    CHECK(too_wide(man.out, 80) == "");
+  } else {
+    WARN("not checked: no man page newer than " << bin() << " (the mdfi_manpage target), or no man");
+  }
+}
+
+TEST_CASE("cli: --net finds its official weights in $MDFI_WEIGHTS, the working directory, beside the binary, "
+          "then the weights directory",
+          "[cli]") {
+#ifdef MDFI_EMULATOR
+  MDFI_SKIP(Need::kOther, "cross build: the copied binary would need the emulator");
+#else
+  const std::string weights = shared_path("models/yolo-fastest-1.1-coco/yolo-fastest-1.1.weights");
+  if (weights.empty()) MDFI_SKIP(Need::kShared, "needs ../shared/models/yolo-fastest-1.1-coco");
+  const std::string root = real_path(tmp_dir("cli_weights_places"));
+  const std::string bindir = root + "/bin", wdir = root + "/w", other = root + "/other", home = root + "/home";
+  const std::string file = "yolo-fastest-1.1.weights";
+  REQUIRE(run_command("mkdir -p " + quote(bindir) + " " + quote(wdir) + " " + quote(other) + " " + quote(home) +
+                      " && cp " + quote(bin()) + " " + quote(bindir + "/mdfi"))
+              .exit_code == 0);
+  // No weights setting of the caller's, and a HOME of its own (~/.local/share/mdfi/weights).
+  const std::string env = "env -u MDFI_WEIGHTS -u MDFI_WEIGHTS_DIR -u MDFI_DATA_DIR HOME=" + quote(home) + " ";
+  // extra: more NAME=VALUE settings for env.
+  auto mdfi = [&](const std::string& extra = "") { return env + extra + quote(bindir + "/mdfi"); };
+  auto in = [](const std::string& dir) { return "cd " + quote(dir) + " && "; };
+  // The weights path `mdfi models --porcelain` reports for yolo-fastest-1.1 ("" when missing).
+  auto listed = [&](const std::string& dir, const std::string& extra_env = "") {
+    auto r = run_command(in(dir) + mdfi(extra_env) + " models --porcelain");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      std::string cell;
+      while (std::getline(ss, cell, '\t')) f.push_back(cell);
+      if (!f.empty() && f[0] == "yolo-fastest-1.1") return f.size() > 8 ? f[8] : std::string();
+    }
+    FAIL("yolo-fastest-1.1 not listed:\n" << r.out);
+    return std::string();
+  };
+  auto detect = [&](const std::string& dir) {
+    return run_command(in(dir) + mdfi() + " detect -q --net yolo-fastest-1.1 " + kDog);
+  };
+
+  // Beside the binary, run from another directory.
+  REQUIRE(run_command("cp " + quote(weights) + " " + quote(bindir + "/" + file)).exit_code == 0);
+  {
+    auto r = detect(other);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("dog: ") != std::string::npos);
+    CHECK(listed(other) == bindir + "/" + file);
+    auto m = run_command(in(other) + mdfi() + " models");
+    CHECK(m.out.find(bindir + "/" + file) != std::string::npos);  // the human table too
+  }
+  // In the working directory too: it comes first.
+  REQUIRE(run_command("cp " + quote(weights) + " " + quote(wdir + "/" + file)).exit_code == 0);
+  CHECK(listed(wdir) == wdir + "/" + file);
+  CHECK(listed(other) == bindir + "/" + file);
+  // $MDFI_WEIGHTS (a file) comes before both.
+  CHECK(listed(wdir, "MDFI_WEIGHTS=" + quote(weights) + " ") == weights);
+  // Only in the working directory, the binary elsewhere.
+  REQUIRE(::unlink((bindir + "/" + file).c_str()) == 0);
+  {
+    auto r = detect(wdir);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("dog: ") != std::string::npos);
+    CHECK(listed(wdir) == wdir + "/" + file);
+    CHECK(listed(other) == "");
+  }
+  // Last, ~/.local/share/mdfi/weights (of the temporary HOME).
+  const std::string homew = home + "/.local/share/mdfi/weights";
+  REQUIRE(run_command("mkdir -p " + quote(homew) + " && cp " + quote(weights) + " " + quote(homew)).exit_code == 0);
+  CHECK(listed(other) == homew + "/" + file);
+  CHECK(listed(wdir) == wdir + "/" + file);
+  REQUIRE(::unlink((homew + "/" + file).c_str()) == 0);
+
+  // Nowhere: one error line naming every place looked at, in order.
+  auto r = detect(other);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  const size_t a = r.err.find(other + "/" + file), b = r.err.find(bindir + "/" + file), c = r.err.find(homew + "/" + file);
+  CHECK(a != std::string::npos);
+  CHECK(b != std::string::npos);
+  CHECK(c != std::string::npos);
+  CHECK((a < b && b < c));
+  // A $MDFI_WEIGHTS that is no file is named too, before the others.
+  auto e = run_command(in(other) + mdfi("MDFI_WEIGHTS=" + quote(root + "/nope.weights") + " ") +
+                       " detect -q --net yolo-fastest-1.1 " + kDog);
+  INFO(e.err);
+  CHECK(e.exit_code == 1);
+  CHECK(e.err.find(root + "/nope.weights") < e.err.find(other + "/" + file));
+#endif
 }
