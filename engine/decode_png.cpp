@@ -1,6 +1,7 @@
 // PNG rows through libpng's row API: only two rows of the image (libpng's current and previous
 // row, for the filters) and zlib's 32 kB window are held. Interlaced (Adam7) files need every
-// pass before any row is complete, so they go to stb_image's whole-image decode instead.
+// pass before any row is complete: libpng combines the seven passes into one RGB image (3 bytes
+// a pixel, counted; stb_image held the compressed data, the inflated passes and the image).
 // The conversions are stb_image's, so rows are bit-identical to what Darknet decodes: palette
 // and 1/2/4-bit grey expanded to 8 bits, 16-bit samples reduced to their high byte, grey
 // replicated to RGB, alpha dropped (not composited).
@@ -10,6 +11,7 @@
 
 #include <png.h>
 
+#include "image.h"
 #include "row_decoder.h"
 
 namespace mdfi {
@@ -66,8 +68,9 @@ class PngRows final : public RowDecoder {
     if (png_) png_destroy_read_struct(&png_, info_ ? &info_ : nullptr, nullptr);
   }
 
-  // Header and transforms; *interlaced (no error) hands the file to the whole-image decoder.
-  Status open(std::FILE* fp, bool* interlaced) {
+  // Header and transforms; an interlaced file's whole image buffer is allocated here, decoded
+  // on the first row (after the caller's budget check).
+  Status open(std::FILE* fp, long long max_pixels) {
     const size_t before = ctx_.mem->current().of(MemCategory::kOther);
     png_ = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &ctx_, png_fail, png_warn, &ctx_, tracked_png_malloc,
                                     tracked_png_free);
@@ -90,8 +93,10 @@ class PngRows final : public RowDecoder {
     int depth = 0, colour = 0, interlace = 0;
     png_get_IHDR(png_, info_, &w, &h, &depth, &colour, &interlace, nullptr, nullptr);
     if (interlace != PNG_INTERLACE_NONE) {
-      *interlaced = true;
-      return Status::Ok();
+      // Held whole: the whole-image pixel limit applies, not the row decoders'.
+      if (max_pixels == 0 && (long long)w * h > kMaxImagePixels)
+        return pixel_limit_error(image_, w, h, kMaxImagePixels, false, true);
+      passes_ = png_set_interlace_handling(png_);
     }
     if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png_);
     if (colour == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png_);
@@ -103,6 +108,11 @@ class PngRows final : public RowDecoder {
       return Status(ErrorKind::kImage, image_ + ": PNG rows do not convert to 8-bit RGB");
     w_ = image_w_ = int(w);
     h_ = image_h_ = int(h);
+    if (passes_ > 1) {
+      auto whole = Buffer::make(*ctx_.mem, (size_t(w) * h * 3 + 3) / 4, MemCategory::kOther, "the interlaced PNG's image");
+      if (!whole.ok()) return whole.status();
+      whole_ = std::move(*whole);
+    }
     // zlib's inflate state and 32 kB window are allocated by the first row (through our hooks):
     // counted in the figure the plan uses, before they exist.
     working_ = ctx_.mem->current().of(MemCategory::kOther) - before + kInflateBytes;
@@ -110,8 +120,13 @@ class PngRows final : public RowDecoder {
   }
 
   Status read_row(uint8_t* rgb) override {
-    if (setjmp(png_jmpbuf(png_))) return failure();
-    png_read_row(png_, rgb, nullptr);
+    if (passes_ <= 1) return next_row(rgb);
+    auto* all = reinterpret_cast<uint8_t*>(whole_.data());
+    const size_t stride = size_t(w_) * 3;
+    if (next_ == 0)  // each pass adds its pixels to the rows already in the image
+      for (int pass = 0; pass < passes_; ++pass)
+        for (int y = 0; y < h_; ++y) MDFI_RETURN_IF_ERROR(next_row(all + size_t(y) * stride));
+    std::memcpy(rgb, all + size_t(next_++) * stride, stride);
     return Status::Ok();
   }
 
@@ -124,19 +139,25 @@ class PngRows final : public RowDecoder {
     return Status(ErrorKind::kImage, image_ + ": corrupt or truncated PNG (" + ctx_.message + ")");
   }
 
+  Status next_row(uint8_t* row) {
+    if (setjmp(png_jmpbuf(png_))) return failure();
+    png_read_row(png_, row, nullptr);
+    return Status::Ok();
+  }
+
   PngContext ctx_;
   std::string image_;
   png_structp png_ = nullptr;
   png_infop info_ = nullptr;
+  int passes_ = 1, next_ = 0;
+  Buffer whole_;  // an interlaced file's image
 };
 
 }  // namespace
 
-Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem) {
+Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels) {
   auto dec = std::make_unique<PngRows>(mem, src.name);
-  bool interlaced = false;
-  MDFI_RETURN_IF_ERROR(dec->open(src.file, &interlaced));
-  if (interlaced) return std::unique_ptr<RowDecoder>();
+  MDFI_RETURN_IF_ERROR(dec->open(src.file, max_pixels));
   return std::unique_ptr<RowDecoder>(std::move(dec));
 }
 

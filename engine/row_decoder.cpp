@@ -20,10 +20,7 @@ Result<std::unique_ptr<RowDecoder>> open_row_decoder(const ImageBytes& src, cons
   const bool jpeg = n >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF;
   const bool png = n >= 8 && std::memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0;
   if (jpeg && opt.jpeg == JpegDecoder::kLibjpeg) return open_jpeg_decoder(src, opt, mem);
-  if (png) {
-    auto rows = open_png_decoder(src, mem);
-    if (!rows.ok() || *rows) return rows;
-  }
+  if (png) return open_png_decoder(src, mem, opt.max_pixels);
   return open_stb_decoder(src, mem, opt.max_pixels);
 }
 

@@ -3,9 +3,9 @@
 //   JPEG - libjpeg-turbo's scanline API (SIMD, and DCT-domain scaling for --fast-decode); CMYK
 //          and YCCK files too (CMYK rows turned into RGB as stb_image does); a progressive file
 //          holds its whole DCT coefficient buffer (coefficient_bytes());
-//   PNG  - libpng's row API (non-interlaced files);
-//   the rest (BMP, TGA, GIF, interlaced PNG, and JPEG under --decoder stb) - stb_image's
-//          whole-image decode, rows handed out from its buffer.
+//   PNG  - libpng's row API (an interlaced file is combined into one RGB image first);
+//   the rest (BMP, TGA, GIF, and JPEG under --decoder stb) - stb_image's whole-image decode,
+//          rows handed out from its buffer.
 // Every decoder's own allocations are counted in the MemoryTracker (libpng and stb through
 // their allocator hooks, libjpeg through its memory manager's request sizes), and opening a
 // decoder reads only the header and sets the decoder up: working_bytes() is then known before
@@ -85,8 +85,8 @@ Result<std::unique_ptr<RowDecoder>> open_row_decoder(const ImageBytes& src, cons
 // The individual decoders (row_decoder.cpp chooses among them).
 Result<std::unique_ptr<RowDecoder>> open_jpeg_decoder(const ImageBytes& src, const DecodeOptions& opt,
                                                       MemoryTracker& mem);
-Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem);
-// nullptr (no error) from open_png_decoder means "interlaced: use the whole-image decoder".
+// max_pixels: as DecodeOptions (0: an interlaced file, held whole, gets kMaxImagePixels).
+Result<std::unique_ptr<RowDecoder>> open_png_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels);
 Result<std::unique_ptr<RowDecoder>> open_stb_decoder(const ImageBytes& src, MemoryTracker& mem, long long max_pixels);
 
 }  // namespace mdfi
