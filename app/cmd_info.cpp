@@ -250,6 +250,10 @@ Action add_plan_command(CLI::App& app) {
                 "network's arena)\n",
                 image->c_str(), e->image_w, e->image_h, e->decoded_w, e->decoded_h, e->decoder,
                 format_bytes(e->peak_bytes).c_str(), format_bytes(e->setup_bytes).c_str());
+    if (e->coefficient_bytes)
+      std::printf("this progressive JPEG holds its whole DCT coefficient buffer while it is decoded: %s (%zu bytes; "
+                  "libjpeg reads every scan before the first row, and --fast-decode does not shrink it)\n",
+                  format_bytes(e->coefficient_bytes).c_str(), e->coefficient_bytes);
     size_t whole = std::max(plan.peak_bytes, e->peak_bytes);
     std::string at =
         e->peak_bytes > plan.peak_bytes ? "image preprocessing" : "layer " + std::to_string(plan.peak_layer);

@@ -328,6 +328,7 @@ Result<PreprocessEstimate> estimate_preprocess(const Network& net, const RunArgs
   e.decoded_h = in.decoded_height();
   e.decoder = in.decoder_name();
   e.setup_bytes = in.setup_bytes() + o.counted;
+  e.coefficient_bytes = in.coefficient_bytes();
   e.peak_bytes = preprocess_heap(in, o.counted, arena_bytes);
   return e;
 }
@@ -364,14 +365,23 @@ Result<ImageRun> run_image(PreparedModel& pm, const RunArgs& args, const ImageSo
     if (pm.budget && run.preprocess_peak > pm.budget) {
       // In bytes as well where the rounded figures would read the same ("needs 3.8 MB, over 3.8 MB").
       const bool same = format_bytes(run.preprocess_peak) == format_bytes(pm.budget);
+      // --fast-decode is suggested only where it shrinks the decoder: a JPEG decoded by rows at
+      // full scale. A progressive JPEG's coefficient buffer is the whole image's at any scale.
+      std::string why = smallest_for(pm.unfitted, in);
+      if (in.coefficient_bytes())
+        why += "--fast-decode does not help: this progressive JPEG holds its whole DCT coefficient buffer, " +
+               format_bytes(in.coefficient_bytes());
+      else if (std::string(in.decoder_name()) == "libjpeg-turbo" && !args.fast_decode)
+        why += "try --fast-decode";
+      else if (!why.empty())
+        why.resize(why.size() - 2);  // smallest_for's "; "
       return Result<ImageRun>(ErrorKind::kBudget,
                               path + ": decoding and letterboxing this " + std::to_string(run.img_w) + "x" +
                                   std::to_string(run.img_h) + " image needs " + format_bytes(run.preprocess_peak) +
                                   (same ? " (" + std::to_string(run.preprocess_peak) + " bytes)" : "") + " (" +
                                   in.decoder_name() + "), over --max-mem " + format_bytes(pm.budget) +
                                   (same ? " (" + std::to_string(pm.budget) + " bytes)" : "") +
-                                  "; refused before decoding (" + smallest_for(pm.unfitted, in) +
-                                  "try --fast-decode for a JPEG)");
+                                  "; refused before decoding" + (why.empty() ? "" : " (" + why + ")"));
     }
     // The letterboxed (or, under AlexeyAB without letter_box=1, resized) image is the network
     // input itself (no copy).

@@ -149,6 +149,7 @@ struct PreprocessEstimate {
   int image_w = 0, image_h = 0, decoded_w = 0, decoded_h = 0;
   const char* decoder = "";
   size_t setup_bytes = 0, peak_bytes = 0;
+  size_t coefficient_bytes = 0;  // a progressive JPEG's whole DCT coefficient buffer (part of setup_bytes)
 };
 
 // --max-mem: fits the network's plan (conv algorithms, and on the CPU a Schedule) to pm.budget with

@@ -29,8 +29,8 @@ void add_run_options(CLI::App& cmd, RunArgs& args, Task task, const char* defaul
                "much faster on camera photos, a slightly differently filtered input")
       ->group(in);
   cmd.add_flag("--exif-rotate", args.exif_rotate,
-               "turn a JPEG by its EXIF orientation before letterboxing (Darknet ignores it; holds the decoded "
-               "photo when it has to turn it)")
+               "turn a JPEG by its EXIF orientation before letterboxing (Darknet ignores it); the resize turns "
+               "it, so no decoded photo is held")
       ->group(in);
   add_max_pixels_option(cmd, args.max_pixels)->group(in);
   cmd.add_option("--decoder", args.decoder,
@@ -186,8 +186,8 @@ CLI::Option* add_max_pixels_option(CLI::App& cmd, long long& target) {
             target = (long long)v;
           },
           "refuse images whose header declares more pixels (e.g. 300M). Default: 1000M for JPEG (baseline) and "
-          "PNG, decoded a few rows at a time; 64M for what is decoded whole (other formats, progressive JPEG, "
-          "--exif-rotate on a turned photo)")
+          "PNG, decoded a few rows at a time; 64M for what is decoded whole (BMP, GIF, TGA, interlaced PNG, "
+          "progressive JPEG, --decoder stb)")
       ->type_name("PIXELS");
 }
 
