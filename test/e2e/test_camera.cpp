@@ -507,11 +507,13 @@ TEST_CASE("--exif-rotate turns a sideways camera photo upright; --fast-decode ke
   }
 }
 
-#include <jpeglib.h>  // the test writes a progressive JPEG with libjpeg's own encoder
+#include <jpeglib.h>  // the tests write progressive, CMYK and YCCK JPEGs with libjpeg's own encoder
 
 namespace {
 
-std::string progressive_jpeg(const std::string& path, const std::vector<uint8_t>& px, int w, int h) {
+// colour: JCS_RGB (progressive), or JCS_CMYK / JCS_YCCK (baseline, Adobe APP14 marker with
+// transform 0 / 2, samples inverted as Photoshop stores them: R = C * K / 255).
+std::string libjpeg_file(const std::string& path, const std::vector<uint8_t>& px, int w, int h, J_COLOR_SPACE colour) {
   jpeg_compress_struct c;
   jpeg_error_mgr err;
   c.err = jpeg_std_error(&err);
@@ -521,14 +523,26 @@ std::string progressive_jpeg(const std::string& path, const std::vector<uint8_t>
   jpeg_mem_dest(&c, &buf, &size);
   c.image_width = JDIMENSION(w);
   c.image_height = JDIMENSION(h);
-  c.input_components = 3;
-  c.in_color_space = JCS_RGB;
+  const bool four = colour != JCS_RGB;
+  c.input_components = four ? 4 : 3;
+  c.in_color_space = four ? JCS_CMYK : JCS_RGB;
   jpeg_set_defaults(&c);
+  if (colour == JCS_YCCK) jpeg_set_colorspace(&c, JCS_YCCK);
   jpeg_set_quality(&c, 90, TRUE);
-  jpeg_simple_progression(&c);
+  if (!four) jpeg_simple_progression(&c);
   jpeg_start_compress(&c, TRUE);
+  std::vector<uint8_t> cmyk(size_t(w) * 4);
   while (c.next_scanline < c.image_height) {
-    JSAMPROW row = const_cast<uint8_t*>(&px[size_t(c.next_scanline) * w * 3]);
+    const uint8_t* rgb = &px[size_t(c.next_scanline) * w * 3];
+    JSAMPROW row = const_cast<uint8_t*>(rgb);
+    if (four) {
+      for (int x = 0; x < w; ++x) {
+        const int k = std::max({rgb[3 * x], rgb[3 * x + 1], rgb[3 * x + 2]});
+        for (int i = 0; i < 3; ++i) cmyk[size_t(x) * 4 + size_t(i)] = uint8_t(k ? (rgb[3 * x + i] * 255 + k / 2) / k : 0);
+        cmyk[size_t(x) * 4 + 3] = uint8_t(k);
+      }
+      row = cmyk.data();
+    }
     jpeg_write_scanlines(&c, &row, 1);
   }
   jpeg_finish_compress(&c);
@@ -545,7 +559,7 @@ TEST_CASE("a progressive 12 MP JPEG: its coefficient buffer counted, predicted, 
   const Model m = yolo_fastest(true);
   const std::string dir = tmp_dir("camera_progressive");
   const int w = 4000, h = 3000;
-  const std::string img = progressive_jpeg(dir + "/progressive.jpg", upscaled_dog(w, h), w, h);
+  const std::string img = libjpeg_file(dir + "/progressive.jpg", upscaled_dog(w, h), w, h, JCS_RGB);
   const std::string report = dir + "/report.json";
   const CommandResult r = run_command("'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args() + " --mem-report='" +
                                       report + "' '" + img + "'");
@@ -560,6 +574,94 @@ TEST_CASE("a progressive 12 MP JPEG: its coefficient buffer counted, predicted, 
   CHECK(over.exit_code == 4);
   CHECK(over.err.find("DCT coefficients") != std::string::npos);
   CHECK(over.err.find("refused before decoding") != std::string::npos);
+  // mdfi plan IMAGE names the coefficient buffer (4:2:0, 4000x3000: 282,000 blocks of 128 bytes).
+  const CommandResult plan = run_command("'" + mdfi_binary() + "' plan -c '" + m.cfg + "' '" + img + "'");
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("this progressive JPEG holds its whole DCT coefficient buffer while it is decoded: 36.1 MB "
+                      "(36096000 bytes;") != std::string::npos);
+  // Just under the prediction (the coefficients fit, the whole does not): refused, and the
+  // refusal says --fast-decode would not help (it does not shrink the coefficients).
+  const CommandResult under = run_command("'" + mdfi_binary() + "' detect -q -j2 --reference " + m.args() + " --max-mem " +
+                                          std::to_string(size_t(predicted) - 50000) + " '" + img + "'");
+  INFO(under.err);
+  CHECK(under.exit_code == 4);
+  CHECK(under.err.find("--fast-decode does not help: this progressive JPEG holds its whole DCT coefficient buffer, 36.1 MB") !=
+        std::string::npos);
+  CHECK(under.err.find("try --fast-decode") == std::string::npos);
+}
+
+namespace {
+
+double peak_of_run(const std::string& cmd, const std::string& report, double* predicted = nullptr) {
+  const CommandResult r = run_command(cmd + " --mem-report='" + report + "'");
+  INFO(cmd << ": " << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream f(report);
+  const json rep = json::parse(f);
+  if (predicted) *predicted = rep["predicted_peak_bytes"].get<double>();
+  return rep["peak_bytes"].get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("CMYK and YCCK 12 MP JPEGs decoded by rows: as predicted and within 2 MB of the RGB JPEG with stb_image's boxes", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_cmyk");
+  const int w = 4000, h = 3000;
+  const std::vector<uint8_t> px = upscaled_dog(w, h);
+  const std::string bin = "'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args();
+  const std::string rgb = write_photo(dir, px, w, h, false);
+  const double rgb_peak = peak_of_run(bin + " '" + rgb + "'", dir + "/report.json");
+  for (J_COLOR_SPACE colour : {JCS_CMYK, JCS_YCCK}) {
+    const std::string img = libjpeg_file(dir + (colour == JCS_CMYK ? "/cmyk.jpg" : "/ycck.jpg"), px, w, h, colour);
+    INFO(img);
+    double predicted = 0;
+    const double peak = peak_of_run(bin + " '" + img + "'", dir + "/report.json", &predicted);
+    // Before: stb_image's whole image, 153 MB reported (heaptrack: 91.8 MB).
+    CHECK(std::fabs(peak - predicted) <= 1e6);
+    CHECK(peak <= rgb_peak + 2e6);
+    // libjpeg's CMYK rows turned into RGB as stb_image turns its own: the same boxes within a
+    // few pixels of the network input (the IDCT and upsampling differ).
+    const json rows = detections(run_command(bin + " '" + img + "'").out);
+    const json whole = detections(run_command(bin + " --decoder stb '" + img + "'").out);
+    REQUIRE(!rows["detections"].empty());
+    require_close(rows, whole, double(w) / 320);
+    // --fast-decode scales a CMYK file too: a budget just under its full-scale need refuses it,
+    // naming --fast-decode, which then runs it.
+    const std::string budget = " --max-mem " + std::to_string(size_t(predicted) - 20000) + "B";
+    const CommandResult refused = run_command(bin + " --reference" + budget + " '" + img + "'");
+    INFO(refused.err);
+    CHECK(refused.exit_code == 4);
+    CHECK(refused.err.find("try --fast-decode)") != std::string::npos);
+    CHECK(run_command(bin + " --reference --fast-decode" + budget + " '" + img + "'").exit_code == 0);
+  }
+}
+
+TEST_CASE("a 12 MP photo stored sideways under --exif-rotate: within 2 MB of the upright photo's peak and its boxes", "[camera]") {
+  if (!have_shared_models()) MDFI_SKIP(Need::kShared, "../shared/models is absent");
+  const Model m = yolo_fastest(true);
+  const std::string dir = tmp_dir("camera_exif_12mp");
+  const int w = 4000, h = 3000;
+  const std::vector<uint8_t> upright = upscaled_dog(w, h);
+  std::vector<uint8_t> sideways(upright.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      std::memcpy(&sideways[(size_t(w - 1 - x) * h + y) * 3], &upright[(size_t(y) * w + x) * 3], 3);
+  const std::string plain = jpeg_with_orientation(dir + "/upright.jpg", upright, w, h, 1);
+  const std::string turned = jpeg_with_orientation(dir + "/sideways.jpg", sideways, h, w, 6);
+  const std::string bin = "'" + mdfi_binary() + "' detect -q -j2 -f json " + m.args();
+  double predicted = 0;
+  const double flat = peak_of_run(bin + " '" + plain + "'", dir + "/report.json");
+  const double rotated = peak_of_run(bin + " --exif-rotate '" + turned + "'", dir + "/report.json", &predicted);
+  // Before: the decoded photo held to turn it, +36.6 MB.
+  CHECK(rotated <= flat + 2e6);
+  CHECK(std::fabs(rotated - predicted) <= 0.01 * predicted);
+  const json want = detections(run_command(bin + " '" + plain + "'").out);
+  const json got = detections(run_command(bin + " --exif-rotate '" + turned + "'").out);
+  CHECK(got["width"] == w);
+  CHECK(got["height"] == h);
+  require_close(got, want, double(w) / 320);
 }
 
 TEST_CASE("phone photos over 64 MP: 9248x6936 decoded by rows within 2 MB of dog.jpg's peak; --max-pixels refuses by name", "[camera]") {
