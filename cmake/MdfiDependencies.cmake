@@ -39,7 +39,7 @@ target_compile_definitions(mdfi_thirdparty INTERFACE SPDLOG_HEADER_ONLY FMT_HEAD
 
 find_package(Threads REQUIRED)
 
-# Row-by-row image decoders (engine/row_decoder.h): libjpeg-turbo (Debian libjpeg62-turbo-dev;
+# Row-by-row image decoders (engine/image/row_decoder.h): libjpeg-turbo (Debian libjpeg62-turbo-dev;
 # SIMD decoding, a scanline API and DCT-domain scaling) and libpng (libpng-dev; a row API).
 # Cross builds link them statically, so the one binary copied to a Pi needs nothing besides
 # glibc, libstdc++ and libgomp (and qemu-user runs it without the target's libraries

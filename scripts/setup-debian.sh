@@ -7,7 +7,7 @@ SUDO=""
 PKGS=(
   build-essential cmake ccache pkg-config
   libcli11-dev libspdlog-dev libfmt-dev libstb-dev catch2
-  libjpeg62-turbo-dev libpng-dev  # row-by-row JPEG and PNG decoding (engine/row_decoder.h)
+  libjpeg62-turbo-dev libpng-dev  # row-by-row JPEG and PNG decoding (engine/image/row_decoder.h)
   nlohmann-json3-dev # JSON/JSONL results of the CLI
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   darknet            # reference implementation for the parity tests (libdarknet.so)

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "../gemm.h"
+#include "gemm.h"
 #include "../kernels/dot.h"
 #include "../kernels/sgemm.h"
-#include "../resident_weights.h"
-#include "../schedule.h"
+#include "resident_weights.h"
+#include "schedule.h"
 #include "batchnorm.h"
 #include "conv.h"
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../gemm.h"
-#include "../im2col.h"
+#include "gemm.h"
+#include "im2col.h"
 #include "../kernels/conv_direct.h"
 #include "../kernels/sgemm.h"
 #include "batchnorm.h"

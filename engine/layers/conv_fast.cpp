@@ -13,7 +13,7 @@
 #include "../kernels/sgemm.h"
 #include "../kernels/split_range.h"
 #include "../kernels/winograd.h"
-#include "../resident_weights.h"
+#include "resident_weights.h"
 #include "conv.h"
 #include "conv_rows.h"
 

@@ -1,5 +1,5 @@
 #include "conv_rows.h"
-#include "../schedule.h"
+#include "schedule.h"
 #include "../kernels/conv_direct.h"
 #include "../kernels/depthwise.h"
 #include "../kernels/im2col_neon.h"

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "../kernels/sgemm.h"
-#include "../row_window.h"
+#include "row_window.h"
 #include "conv.h"
 
 namespace mdfi {

@@ -12,7 +12,7 @@
 #endif
 
 #include "../kernels/sgemm.h"
-#include "../resident_weights.h"
+#include "resident_weights.h"
 #include "conv.h"
 #include "winograd_rows.h"
 

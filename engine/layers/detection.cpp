@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "softmax.h"
-#include "../detect.h"
+#include "detect.h"
 #include "../layer_registry.h"
 
 namespace mdfi {

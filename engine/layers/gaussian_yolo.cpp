@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "../activation.h"
-#include "../detect.h"
+#include "detect.h"
 #include "../layer_registry.h"
 
 namespace mdfi {

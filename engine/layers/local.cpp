@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../im2col.h"
+#include "im2col.h"
 #include "../layer_registry.h"
 
 namespace mdfi {

@@ -6,7 +6,7 @@
 
 #include "../activation.h"
 #include "softmax.h"
-#include "../detect.h"
+#include "detect.h"
 #include "../layer_registry.h"
 
 namespace mdfi {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../layer.h"
-#include "../softmax_tree.h"
+#include "softmax_tree.h"
 
 namespace mdfi {
 

@@ -1,6 +1,6 @@
 #include "route.h"
-#include "../row_window.h"
-#include "../schedule.h"
+#include "row_window.h"
+#include "schedule.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 #include "shortcut.h"
-#include "../row_window.h"
-#include "../schedule.h"
+#include "row_window.h"
+#include "schedule.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -19,7 +19,7 @@
 #include <cstddef>
 
 #include "../kernels/winograd.h"
-#include "../row_window.h"
+#include "row_window.h"
 #include "conv.h"
 
 namespace mdfi {

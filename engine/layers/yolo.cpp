@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../activation.h"
-#include "../detect.h"
+#include "detect.h"
 #include "../layer_registry.h"
 
 namespace mdfi {
