@@ -42,6 +42,9 @@ CoreShare::Sample CoreShare::take() {
 }
 
 int CoreShare::next() {
+  // Most images come well within a window of the last sample: no /proc read for them.
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (!last_.ok || wall - last_.wall < 0.1) return current_;
   const Sample now = take();
   if (!now.ok || !last_.ok || now.wall - last_.wall < 0.1 || now.total <= last_.total) return current_;
   static const double tick = double(::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100);
